@@ -1,0 +1,213 @@
+package beam.cli;
+
+import beam.codec.FrameLimits;
+import beam.daemon.Daemon;
+import beam.daemon.DaemonConfig;
+import beam.daemon.SessionDir;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ray start}: starts this node's daemon. Without {@code --block} it launches the
+ * daemon as a detached child (the same jar with {@code --block --notify-ready}), waits for
+ * its one-line "ready" (or "error") report on a pipe, prints how to connect and returns.
+ */
+@Command(name = "start", description = "Start the beam daemon on this machine.")
+public final class StartCommand implements Callable<Integer> {
+    static final String READY = "BEAM-READY";
+    static final String FAILED = "BEAM-FAILED ";
+
+    @Option(names = "--head", description = "Start the head node of a new cluster.")
+    boolean head;
+
+    @Option(names = "--address", description = "Join the cluster whose head is at HOST:PORT.")
+    String address;
+
+    @Option(names = "--port", description = "TCP port of the head (default ${DEFAULT-VALUE}).", defaultValue = "6379")
+    int port;
+
+    @Option(names = "--num-gpus", description = "GPUs this node offers (default: detected).")
+    Integer numGpus;
+
+    @Option(names = "--num-cpus", description = "CPUs this node offers (default: the core count).")
+    Integer numCpus;
+
+    @Option(names = "--resources", description = "Custom resources as JSON, e.g. '{\"TPU\": 4}'.")
+    String resources;
+
+    @Option(names = "--node-ip-address", description = "The IP other hosts reach this node on (default: detected).")
+    String nodeIp;
+
+    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).")
+    String tempDir;
+
+    @Option(names = "--block", description = "Stay in the foreground until stopped.")
+    boolean block;
+
+    @Option(names = "--owner-pid", hidden = true, description = "Stop when this process exits.")
+    long ownerPid;
+
+    @Option(names = "--notify-ready", hidden = true)
+    boolean notifyReady;
+
+    @Option(names = {"--dashboard-host", "--dashboard-port", "--include-dashboard", "--disable-usage-stats",
+            "--object-store-memory", "--memory", "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
+            "--metrics-export-port", "--min-worker-port", "--max-worker-port", "--node-manager-port",
+            "--object-manager-port", "--runtime-env-agent-port", "--ray-client-server-port", "--redis-password",
+            "--system-config", "--plasma-directory", "--object-spilling-directory", "--storage", "--log-style",
+            "--log-color", "--verbose", "--labels", "--node-name", "--worker-port-list", "--disable-log-dedup",
+            "--enable-object-reconstruction", "--gcs-server-port", "--autoscaling-config", "--no-monitor",
+            "--tracing-startup-hook", "--include-log-monitor"},
+            arity = "0..1", hidden = true, description = "Ray flags that do not apply to beam: accepted and ignored.")
+    List<String> ignored = new ArrayList<>();
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        reportIgnoredFlags();
+        if (address != null) {
+            System.err.println("beam: joining a cluster (--address) is not supported by this version yet; "
+                    + "start a single node with `ray start --head`.");
+            return 1;
+        }
+        if (!head) {
+            System.err.println("beam: say `ray start --head` to start a cluster (or --address HEAD:PORT to join one).");
+            return 1;
+        }
+        Path temp = Paths.tempDir(tempDir);
+        ObjectNode running = SessionDir.findRunning(temp);
+        if (running != null) {
+            System.err.println("beam: a beam daemon is already running on this machine (pid " + running.path("pid").asLong()
+                    + ", address " + running.path("address").asText() + ", session " + running.path("session_dir").asText()
+                    + "). Run `ray stop` first, or use another --temp-dir.");
+            return 1;
+        }
+        DaemonConfig config;
+        try {
+            config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid, FrameLimits.DEFAULT,
+                    DaemonConfig.DEFAULT_MAX_CONNECTIONS);
+        } catch (IllegalArgumentException e) {
+            System.err.println("beam: " + e.getMessage());
+            return 2;
+        }
+        return block ? runInForeground(config) : launchInBackground(temp);
+    }
+
+    private void reportIgnoredFlags() {
+        java.util.Set<String> ignoredNames = new java.util.HashSet<>();
+        for (var option : spec.options()) {
+            if (option.hidden() && option.arity().max() == 1 && option.arity().min() == 0) {
+                ignoredNames.addAll(List.of(option.names()));
+            }
+        }
+        for (String arg : spec.commandLine().getParseResult().originalArgs()) {
+            String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+            if (ignoredNames.contains(name)) System.err.println("beam: ignoring " + name + " (does not apply to beam)");
+        }
+    }
+
+    private int runInForeground(DaemonConfig config) throws Exception {
+        SessionDir session;
+        Daemon daemon;
+        try {
+            session = SessionDir.create(config.tempDir());
+            DaemonLogging.configure(session.logsDir().resolve("beamd.log"), !notifyReady);
+            daemon = new Daemon(config, session).start();
+        } catch (IOException | IllegalArgumentException e) {
+            String why = e instanceof java.net.BindException
+                    ? "port " + config.port() + " is already in use (" + e.getMessage() + "); pick another with --port"
+                    : e.getMessage();
+            if (notifyReady) {
+                System.out.println(FAILED + why);
+                System.out.flush();
+            } else {
+                System.err.println("beam: could not start: " + why);
+            }
+            return 1;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(daemon::shutdown, "shutdown-hook"));
+        if (notifyReady) {
+            System.out.println(READY + " " + daemon.gcsAddress() + " " + session.dir());
+            System.out.flush();
+            System.out.close();
+            System.setOut(new PrintStream(new java.io.FileOutputStream(session.logsDir().resolve("beamd.out").toFile()), true));
+        } else {
+            printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), true);
+        }
+        daemon.awaitStopped();
+        return 0;
+    }
+
+    private int launchInBackground(Path temp) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        if (new File("/usr/bin/setsid").canExecute()) cmd.add("/usr/bin/setsid");
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(Main.class.getName());
+        cmd.addAll(List.of("start", "--head", "--block", "--notify-ready", "--port", String.valueOf(port),
+                "--temp-dir", temp.toString()));
+        if (numGpus != null) cmd.addAll(List.of("--num-gpus", numGpus.toString()));
+        if (numCpus != null) cmd.addAll(List.of("--num-cpus", numCpus.toString()));
+        if (resources != null) cmd.addAll(List.of("--resources", resources));
+        if (nodeIp != null) cmd.addAll(List.of("--node-ip-address", nodeIp));
+        if (ownerPid > 0) cmd.addAll(List.of("--owner-pid", String.valueOf(ownerPid)));
+        java.nio.file.Files.createDirectories(temp);
+        Process child = new ProcessBuilder(cmd)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectError(ProcessBuilder.Redirect.appendTo(temp.resolve("beamd-stderr.log").toFile()))
+                .start();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.startsWith(READY)) {
+                    String[] parts = line.split(" ", 3);
+                    String ip = parts[1].substring(0, parts[1].lastIndexOf(':'));
+                    printNextSteps(ip, parts[1], parts[2], false);
+                    return 0;
+                }
+                if (line.startsWith(FAILED)) {
+                    System.err.println("beam: could not start: " + line.substring(FAILED.length()));
+                    child.waitFor();
+                    return 1;
+                }
+            }
+        }
+        int code = child.waitFor();
+        System.err.println("beam: the daemon exited (code " + code + ") before it was ready; see "
+                + temp.resolve("beamd-stderr.log"));
+        return 1;
+    }
+
+    private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground) {
+        System.out.println("Local node IP: " + ip);
+        System.out.println("--------------------");
+        System.out.println("beam runtime started (session " + sessionDir + ").");
+        System.out.println("--------------------");
+        System.out.println("Next steps");
+        System.out.println("  To connect to this cluster from Python on this machine:");
+        System.out.println("    import ray");
+        System.out.println("    ray.init()");
+        System.out.println("  To see the status of the cluster:");
+        System.out.println("    ray status");
+        System.out.println("  To terminate the beam runtime, run");
+        System.out.println("    ray stop");
+        if (foreground) System.out.println("--block: the daemon runs in the foreground; Ctrl-C or `ray stop` ends it.");
+        System.out.flush();
+    }
+}

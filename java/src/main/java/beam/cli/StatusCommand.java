@@ -1,0 +1,113 @@
+package beam.cli;
+
+import beam.daemon.SessionDir;
+import beam.protocol.Frames;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ray status}: nodes, resources used/total, actors holding GPUs, pending groups. */
+@Command(name = "status", description = "Show the cluster's nodes, resources, actors and pending placement groups.")
+public final class StatusCommand implements Callable<Integer> {
+    @Option(names = "--json", description = "Print the raw status as JSON.")
+    boolean json;
+
+    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).")
+    String tempDir;
+
+    @Option(names = "--address", hidden = true, description = "Accepted for Ray compatibility; the local daemon answers.")
+    String address;
+
+    @Override
+    public Integer call() throws Exception {
+        ObjectNode running = SessionDir.findRunning(Paths.tempDir(tempDir));
+        if (running == null) {
+            System.err.println("beam: no beam cluster is running on this machine (looked in "
+                    + Paths.tempDir(tempDir) + "/session_latest). Start one with `ray start --head`.");
+            return 1;
+        }
+        ObjectNode status;
+        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
+            status = client.request(Frames.header("status"));
+        }
+        status.remove(java.util.List.of("op", "rid", "ok"));
+        if (json) {
+            System.out.println(beam.codec.FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(status));
+        } else {
+            System.out.print(format(status));
+        }
+        return 0;
+    }
+
+    static String format(ObjectNode s) {
+        StringBuilder out = new StringBuilder();
+        out.append("======== Cluster status: ").append(LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME))
+                .append(" ========\nNode status\n").append("-".repeat(63)).append("\nActive:\n");
+        int dead = 0;
+        for (JsonNode n : s.path("nodes")) {
+            if (!n.path("Alive").asBoolean()) {
+                dead++;
+                continue;
+            }
+            out.append(" 1 node_").append(n.path("NodeID").asText()).append(" (").append(n.path("NodeManagerAddress").asText())
+                    .append(n.path("IsHead").asBoolean() ? ", head" : "").append(")\n");
+        }
+        out.append("Dead:\n");
+        if (dead == 0) out.append(" (no dead nodes)\n");
+        for (JsonNode n : s.path("nodes")) {
+            if (!n.path("Alive").asBoolean()) {
+                out.append(" node_").append(n.path("NodeID").asText()).append(" (").append(n.path("NodeManagerAddress").asText())
+                        .append("): ").append(n.path("DeathReasonMessage").asText()).append('\n');
+            }
+        }
+        out.append("\nResources\n").append("-".repeat(63)).append("\nUsage:\n");
+        JsonNode total = s.path("total");
+        JsonNode available = s.path("available");
+        for (Iterator<Map.Entry<String, JsonNode>> it = total.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String key = e.getKey();
+            if (key.startsWith("node:")) continue;
+            double t = e.getValue().asDouble();
+            double used = t - available.path(key).asDouble();
+            boolean bytes = key.equals("memory") || key.equals("object_store_memory");
+            out.append(' ').append(bytes ? gib(used) : num(used)).append('/').append(bytes ? gib(t) : num(t)).append(' ')
+                    .append(key).append('\n');
+        }
+        out.append("\nActors holding GPUs:\n");
+        int holders = 0;
+        for (JsonNode a : s.path("actors")) {
+            if (a.path("gpu_ids").isEmpty() || a.path("state").asText().equals("DEAD")) continue;
+            holders++;
+            out.append(" GPU ").append(a.path("gpu_ids").toString()).append(" on ").append(a.path("node_ip").asText())
+                    .append(": ").append(a.path("class_name").asText()).append(" pid=").append(a.path("pid").asLong())
+                    .append(" (").append(a.path("state").asText()).append(")\n");
+        }
+        if (holders == 0) out.append(" (none)\n");
+        out.append("\nDemands:\n");
+        int pending = 0;
+        for (JsonNode g : s.path("placement_groups")) {
+            if (!g.path("state").asText().equals("PENDING")) continue;
+            pending++;
+            out.append(" placement group ").append(g.path("placement_group_id").asText()).append(' ')
+                    .append(g.path("bundles").toString()).append(" (").append(g.path("strategy").asText())
+                    .append("): ").append(g.path("beam_waiting_reason").asText()).append('\n');
+        }
+        if (pending == 0) out.append(" (no resource demands)\n");
+        return out.toString();
+    }
+
+    private static String num(double v) {
+        return String.format("%.1f", v);
+    }
+
+    private static String gib(double bytes) {
+        return bytes == 0 ? "0B" : String.format("%.2fGiB", bytes / (1L << 30));
+    }
+}

@@ -1,0 +1,22 @@
+package beam.cluster;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The scheduling and runtime options of {@code create_actor}, validated.
+ *
+ * @param request        what the actor holds while it lives (CPU, GPU, custom), fixed-point
+ * @param groupId        placement group id or null
+ * @param bundleIndex    bundle inside the group, or -1 for any
+ * @param envVars        runtime_env env_vars, set before the class is unpickled
+ * @param runtimeEnv     the runtime_env as given, echoed back to the actor's context
+ * @param maxConcurrency threads (or coroutines) running calls at once
+ * @param isAsync        any method is {@code async def}
+ * @param detached       lifetime="detached": survives its owner
+ */
+public record ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
+                           ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
+                           List<String> methods) {
+}

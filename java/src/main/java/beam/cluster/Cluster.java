@@ -1,0 +1,350 @@
+package beam.cluster;
+
+import beam.codec.Frame;
+import beam.protocol.Frames;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Logger;
+
+/**
+ * The cluster's state: nodes, actors and calls to them. Placement groups live in
+ * {@link PlacementGroups}, which shares this object's lock.
+ *
+ * <p>Threads: every public method is {@code synchronized} on this object. Nothing here does
+ * I/O while holding the lock: frames go to {@link Client#push}, which only queues, and
+ * process work goes to {@link NodeLink}, which hands it to a virtual thread.
+ */
+public final class Cluster {
+    private static final Logger LOG = Logger.getLogger(Cluster.class.getName());
+
+    static final long WORKER_EXIT_GRACE_MILLIS = 2_000;
+
+    private final String namespace;
+    private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
+    private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
+    private final Map<String, ActorRecord> namedActors = new HashMap<>();
+    final PlacementGroups groups = new PlacementGroups(this);
+
+    public Cluster(String namespace) {
+        this.namespace = namespace;
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public PlacementGroups groups() {
+        return groups;
+    }
+
+    public synchronized void addNode(Node node) {
+        nodes.put(node.id, node);
+        reschedule();
+    }
+
+    synchronized List<Node> liveNodes() {
+        return nodes.values().stream().filter(n -> n.alive).toList();
+    }
+
+    Collection<Node> allNodes() {
+        return nodes.values();
+    }
+
+    // ---------------------------------------------------------------- actors
+
+    public synchronized void createActor(Client owner, String actorId, String className, String name,
+                                         ActorOptions options, byte[] payload) throws RequestException {
+        if (actors.containsKey(actorId)) throw RequestException.value("actor id " + actorId + " is already in use");
+        if (name != null && namedActors.containsKey(name)) {
+            throw RequestException.value("The name " + name + " (namespace=" + namespace
+                    + ") is already taken. Please use a different name or get the existing actor using "
+                    + "ray.get_actor('" + name + "', namespace='" + namespace + "')");
+        }
+        PlacementGroup group = null;
+        if (options.groupId() != null) {
+            group = groups.require(options.groupId());
+            groups.checkActorFits(group, options);
+        }
+        ActorRecord actor = new ActorRecord(actorId, className, name, owner, options, payload);
+        actor.group = group;
+        actors.put(actorId, actor);
+        if (name != null) namedActors.put(name, actor);
+        if (!tryPlace(actor) && group == null) {
+            String never = neverFitsAnyNode(options.request());
+            if (never != null) {
+                owner.push(warning("Actor " + className + " (" + actorId + ") requests " + options.request()
+                        + ", which " + never + ". It stays pending until a node that can hold it joins."));
+            }
+        }
+    }
+
+    public synchronized void call(Client caller, String actorId, String oid, ObjectNode header, byte[] payload) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) {
+            caller.push(Frames.failedResult(oid, "error", "ValueError", "No actor with id " + actorId
+                    + " exists in this cluster (was the handle made in another cluster or session?)"));
+            return;
+        }
+        switch (actor.state) {
+            case DEAD -> caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", actor.deathMessage));
+            case PENDING, STARTING -> actor.queued.add(new ActorRecord.Call(oid, header, payload, caller));
+            case ALIVE -> deliver(actor, new ActorRecord.Call(oid, header, payload, caller));
+        }
+    }
+
+    private void deliver(ActorRecord actor, ActorRecord.Call call) {
+        actor.inFlight.put(call.oid(), call.caller());
+        ObjectNode h = Frames.header("call");
+        h.put("oid", call.oid());
+        h.set("method", call.header().get("method"));
+        actor.worker.push(new Frame(h, call.payload()));
+    }
+
+    public synchronized void kill(String actorId) throws RequestException {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) throw RequestException.value("No actor with id " + actorId + " exists");
+        killActor(actor, new DeathCause.Killed());
+    }
+
+    public synchronized ObjectNode actorByName(String name) throws RequestException {
+        ActorRecord actor = namedActors.get(name);
+        if (actor == null) {
+            throw RequestException.value("Failed to look up actor with name '" + name + "'. This could because 1. You "
+                    + "are trying to look up a named actor you didn't create. 2. The named actor died. 3. You did not use "
+                    + "a namespace matching the namespace of the actor.");
+        }
+        ObjectNode h = Frames.header("actor");
+        h.put("actor_id", actor.id);
+        h.put("class_name", actor.className);
+        h.put("max_concurrency", actor.options.maxConcurrency());
+        h.put("is_async", actor.options.isAsync());
+        var methods = h.putArray("methods");
+        actor.options.methods().forEach(methods::add);
+        return h;
+    }
+
+    /** Kills {@code actor} for {@code cause}: fails its calls now, frees resources once the process is gone. */
+    void killActor(ActorRecord actor, DeathCause cause) {
+        if (actor.state == ActorRecord.State.DEAD) return;
+        boolean running = actor.state == ActorRecord.State.STARTING || actor.state == ActorRecord.State.ALIVE;
+        markDead(actor, cause);
+        if (running && !actor.processGone) actor.node.link.killActor(actor);
+        else release(actor);
+    }
+
+    private void markDead(ActorRecord actor, DeathCause cause) {
+        actor.state = ActorRecord.State.DEAD;
+        actor.deathMessage = deathMessage(actor, cause);
+        if (actor.name != null) namedActors.remove(actor.name, actor);
+        for (ActorRecord.Call c : actor.queued) {
+            c.caller().push(Frames.failedResult(c.oid(), "actor_died", "ActorDiedError", actor.deathMessage));
+        }
+        actor.queued.clear();
+        actor.inFlight.forEach((oid, caller) ->
+                caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", actor.deathMessage)));
+        actor.inFlight.clear();
+        LOG.info("actor " + actor.className + " " + actor.id + " died: " + DeathCause.describe(cause).lines().findFirst().orElse(""));
+    }
+
+    private String deathMessage(ActorRecord actor, DeathCause cause) {
+        return "The actor died unexpectedly before finishing this task.\n"
+                + "\tclass_name: " + actor.className + "\n"
+                + "\tactor_id: " + actor.id + "\n"
+                + "\tpid: " + (actor.pid > 0 ? actor.pid : "(not started)") + "\n"
+                + "\tnamespace: " + namespace + "\n"
+                + "\tip: " + (actor.node != null ? actor.node.ip : "(not placed)") + "\n"
+                + "The actor is dead because " + DeathCause.describe(cause);
+    }
+
+    /** Returns held resources to the bundle or node. Idempotent. */
+    private void release(ActorRecord actor) {
+        if (actor.held == null) return;
+        if (actor.bundle != null) {
+            actor.bundle.available.add(actor.held);
+            actor.bundle.gpus.release(actor.gpusHeld);
+        } else if (actor.node != null) {
+            actor.node.available.add(actor.held);
+            actor.node.gpus.release(actor.gpusHeld);
+        }
+        actor.held = null;
+        reschedule();
+    }
+
+    /** Tries pending groups, then pending actors; called whenever resources are freed or added. */
+    void reschedule() {
+        groups.retryPending();
+        for (ActorRecord a : new ArrayList<>(actors.values())) {
+            if (a.state == ActorRecord.State.PENDING) tryPlace(a);
+        }
+    }
+
+    private boolean tryPlace(ActorRecord actor) {
+        Resources request = actor.options.request();
+        if (actor.group != null) {
+            if (actor.group.state != PlacementGroup.State.CREATED) return false;
+            int index = actor.options.bundleIndex();
+            List<Bundle> candidates = index >= 0 ? List.of(actor.group.bundles.get(index)) : actor.group.bundles;
+            for (Bundle b : candidates) {
+                if (!b.available.fits(request)) continue;
+                Map<String, Long> gpus = b.gpus.allocate(request.get("GPU"));
+                if (gpus == null) continue;
+                b.available.subtract(request);
+                actor.bundle = b;
+                start(actor, b.node, gpus);
+                return true;
+            }
+            return false;
+        }
+        for (Node n : nodes.values()) {
+            if (!n.alive || !n.available.fits(request)) continue;
+            Map<String, Long> gpus = n.gpus.allocate(request.get("GPU"));
+            if (gpus == null) continue;
+            n.available.subtract(request);
+            start(actor, n, gpus);
+            return true;
+        }
+        return false;
+    }
+
+    private void start(ActorRecord actor, Node node, Map<String, Long> gpus) {
+        actor.node = node;
+        actor.held = actor.options.request().copy();
+        actor.gpusHeld = gpus;
+        actor.gpuIds = List.copyOf(gpus.keySet());
+        actor.state = ActorRecord.State.STARTING;
+        node.link.startActor(actor, actor.gpuIds);
+    }
+
+    private String neverFitsAnyNode(Resources request) {
+        for (Node n : nodes.values()) if (n.alive && Placement.fitsTotal(n, request)) return null;
+        return "no node in the cluster has (" + Placement.freeSummary(liveNodes()) + " free now)";
+    }
+
+    static Frame warning(String message) {
+        ObjectNode h = Frames.header("warning");
+        h.put("message", message);
+        return new Frame(h);
+    }
+
+    // ------------------------------------------------ callbacks from workers and node agents
+
+    /** A worker connected for {@code actorId}; returns its record so the caller can send actor_init. */
+    public synchronized ActorRecord onWorkerHello(String actorId, Client worker) throws RequestException {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null || actor.state != ActorRecord.State.STARTING || actor.worker != null) {
+            throw RequestException.value("no actor " + actorId + " is waiting for a worker");
+        }
+        actor.worker = worker;
+        return actor;
+    }
+
+    public synchronized void onActorReady(String actorId) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null || actor.state != ActorRecord.State.STARTING) return;
+        actor.state = ActorRecord.State.ALIVE;
+        while (!actor.queued.isEmpty()) deliver(actor, actor.queued.poll());
+    }
+
+    public synchronized void onActorFailed(String actorId, String traceback) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor != null) killActor(actor, new DeathCause.ConstructorFailed(traceback));
+    }
+
+    public synchronized void onResult(String actorId, String oid, Frame result) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) return;
+        Client caller = actor.inFlight.remove(oid);
+        if (caller != null) caller.push(result);
+    }
+
+    public synchronized void onActorProcessStarted(String actorId, long pid) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor != null) actor.pid = pid;
+    }
+
+    public synchronized void onActorStartFailed(String actorId, String detail) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) return;
+        actor.processGone = true;
+        killActor(actor, new DeathCause.StartFailed(detail));
+        release(actor);
+    }
+
+    public synchronized void onActorExited(String actorId, int exitCode, List<String> stderrTail) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) return;
+        actor.processGone = true;
+        if (actor.state != ActorRecord.State.DEAD) markDead(actor, new DeathCause.ProcessExited(exitCode, stderrTail));
+        release(actor);
+    }
+
+    /**
+     * An actor's worker connection closed. Its process normally exits right after and
+     * {@link #onActorExited} reports the real exit code; if it lingers, kill it.
+     */
+    public void onWorkerDisconnected(String actorId) {
+        ActorRecord actor;
+        synchronized (this) {
+            actor = actors.get(actorId);
+            if (actor == null || actor.processGone) return;
+        }
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(WORKER_EXIT_GRACE_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            synchronized (this) {
+                if (!actor.processGone) actor.node.link.killActor(actor);
+            }
+        });
+    }
+
+    /** A driver or worker connection closed: fate-share its actors and groups. */
+    public synchronized void onClientGone(Client client) {
+        for (ActorRecord a : new ArrayList<>(actors.values())) {
+            if (a.owner == client && !a.options.detached()) killActor(a, new DeathCause.OwnerExited(client.describe()));
+        }
+        groups.onOwnerGone(client);
+        for (ActorRecord a : actors.values()) {
+            a.inFlight.values().removeIf(c -> c == client);
+            a.queued.removeIf(c -> c.caller() == client);
+        }
+        actors.values().removeIf(a -> a.state == ActorRecord.State.DEAD && a.held == null && a.owner == client);
+    }
+
+    /** Kills every actor (daemon shutdown). */
+    public synchronized void stopAll() {
+        for (ActorRecord a : new ArrayList<>(actors.values())) killActor(a, new DeathCause.DaemonStopping());
+    }
+
+    synchronized List<ActorRecord> actorsIn(PlacementGroup group) {
+        return actors.values().stream().filter(a -> a.group == group).toList();
+    }
+
+    public synchronized List<ActorRecord> liveActors() {
+        return actors.values().stream().filter(a -> a.state != ActorRecord.State.DEAD).toList();
+    }
+
+    // ------------------------------------------------------------------ state views
+
+    public synchronized ObjectNode clusterState() {
+        return ClusterViews.state(this, nodes.values());
+    }
+
+    public synchronized ObjectNode status() {
+        ObjectNode s = ClusterViews.state(this, nodes.values());
+        s.set("actors", ClusterViews.actors(actors.values()));
+        s.set("placement_groups", groups.tableAll());
+        return s;
+    }
+
+    public synchronized int actorCount() {
+        return actors.size();
+    }
+}

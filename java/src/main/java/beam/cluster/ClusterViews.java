@@ -1,0 +1,86 @@
+package beam.cluster;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Collection;
+
+/**
+ * Read-only JSON views of the cluster in Ray's shapes (../shared/reference/
+ * ray-2.58-shapes.json): node dicts as {@code ray.nodes()} returns them, plus the extra
+ * fields {@code ray status} shows. Called with the cluster lock held.
+ */
+final class ClusterViews {
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    private ClusterViews() {
+    }
+
+    static ObjectNode state(Cluster cluster, Collection<Node> nodes) {
+        ObjectNode s = F.objectNode();
+        ArrayNode list = s.putArray("nodes");
+        Resources total = new Resources();
+        Resources available = new Resources();
+        for (Node n : nodes) {
+            list.add(node(n));
+            if (n.alive) {
+                total.add(n.total);
+                available.add(n.available);
+            }
+        }
+        s.set("total", total.toJson());
+        s.set("available", available.toJson());
+        s.put("namespace", cluster.namespace());
+        return s;
+    }
+
+    static ObjectNode node(Node n) {
+        ObjectNode o = F.objectNode();
+        o.put("NodeID", n.id);
+        o.put("Alive", n.alive);
+        o.put("NodeManagerAddress", n.ip);
+        o.put("NodeManagerHostname", n.hostname);
+        o.put("NodeManagerPort", 0);
+        o.put("ObjectManagerPort", 0);
+        o.put("ObjectStoreSocketName", "");
+        o.put("RayletSocketName", "");
+        o.put("MetricsExportPort", -1);
+        o.put("MetricsAgentPort", -1);
+        o.put("DashboardAgentListenPort", -1);
+        o.put("NodeName", n.ip);
+        o.put("RuntimeEnvAgentPort", -1);
+        o.put("DeathReason", n.alive ? 0 : 1);
+        o.put("DeathReasonMessage", n.deathReason);
+        o.put("alive", n.alive);
+        o.set("Resources", n.alive ? n.total.toJson() : F.objectNode());
+        ObjectNode labels = o.putObject("Labels");
+        labels.put("ray.io/node-id", n.id);
+        o.set("Available", n.alive ? n.available.toJson() : F.objectNode());
+        o.put("IsHead", n.head);
+        ArrayNode gpus = o.putArray("GpuIds");
+        n.gpuIds.forEach(gpus::add);
+        o.put("StartTimeMs", n.startedMillis);
+        return o;
+    }
+
+    static ArrayNode actors(Collection<ActorRecord> actors) {
+        ArrayNode list = F.arrayNode();
+        for (ActorRecord a : actors) {
+            ObjectNode o = list.addObject();
+            o.put("actor_id", a.id);
+            o.put("class_name", a.className);
+            if (a.name != null) o.put("name", a.name);
+            o.put("state", a.state.name());
+            o.put("pid", a.pid);
+            o.put("node_id", a.node == null ? null : a.node.id);
+            o.put("node_ip", a.node == null ? null : a.node.ip);
+            ArrayNode gpus = o.putArray("gpu_ids");
+            a.gpuIds.forEach(gpus::add);
+            o.put("placement_group_id", a.groupId());
+            o.put("bundle_index", a.bundleIndex());
+            o.set("resources", a.options.request().toJson());
+            if (a.state == ActorRecord.State.DEAD) o.put("death_message", a.deathMessage);
+        }
+        return list;
+    }
+}

@@ -1,0 +1,79 @@
+package beam.cluster;
+
+import java.util.List;
+
+/**
+ * Why an actor died, turned into the text of the {@code ActorDiedError} its callers see.
+ * The first lines follow Ray's message; the last line says plainly what happened.
+ */
+public sealed interface DeathCause {
+    record Killed() implements DeathCause {
+    }
+
+    record ConstructorFailed(String traceback) implements DeathCause {
+    }
+
+    record ProcessExited(int exitCode, List<String> stderrTail) implements DeathCause {
+    }
+
+    record OwnerExited(String owner) implements DeathCause {
+    }
+
+    record GroupRemoved() implements DeathCause {
+    }
+
+    record StartFailed(String detail) implements DeathCause {
+    }
+
+    record DaemonStopping() implements DeathCause {
+    }
+
+    record NodeLost(String ip) implements DeathCause {
+    }
+
+    static String describe(DeathCause cause) {
+        return switch (cause) {
+            case Killed k -> "it was killed by `ray.kill`.";
+            case ConstructorFailed c -> "its constructor raised an exception (the creation task failed):\n" + c.traceback();
+            case ProcessExited p -> exitText(p.exitCode()) + tail(p.stderrTail());
+            case OwnerExited o -> "its owner (" + o.owner() + ") exited, and actors share the fate of their owner.";
+            case GroupRemoved g -> "its placement group was removed.";
+            case StartFailed s -> "its worker process could not be started: " + s.detail();
+            case DaemonStopping d -> "the beam daemon on its node is shutting down (`ray stop`).";
+            case NodeLost n -> "its node " + n.ip() + " was lost.";
+        };
+    }
+
+    /** Java reports a process killed by signal N as exit code 128+N. */
+    static String exitText(int code) {
+        if (code > 128 && code < 128 + 65) {
+            int signal = code - 128;
+            String text = "its worker process was killed by signal " + signal + " (" + signalName(signal) + ")";
+            if (signal == 9) text += "; if nobody killed it on purpose, the kernel's OOM killer is the usual cause";
+            return text + ".";
+        }
+        if (code == 0) return "its worker process exited (exit code 0) while the actor was alive.";
+        return "its worker process exited with code " + code + ".";
+    }
+
+    static String signalName(int signal) {
+        return switch (signal) {
+            case 1 -> "SIGHUP";
+            case 2 -> "SIGINT";
+            case 4 -> "SIGILL";
+            case 6 -> "SIGABRT";
+            case 7 -> "SIGBUS";
+            case 8 -> "SIGFPE";
+            case 9 -> "SIGKILL";
+            case 11 -> "SIGSEGV";
+            case 13 -> "SIGPIPE";
+            case 15 -> "SIGTERM";
+            default -> "signal " + signal;
+        };
+    }
+
+    private static String tail(List<String> lines) {
+        if (lines == null || lines.isEmpty()) return "";
+        return "\nLast lines of its stderr:\n    " + String.join("\n    ", lines);
+    }
+}

@@ -1,0 +1,74 @@
+package beam.cluster;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Concrete GPU device ids and how much of each is free, in resource units (1 GPU = 10,000).
+ * A request of whole GPUs takes that many entirely free devices; a fractional request
+ * (below 1) takes part of one device, preferring one already shared so that two 0.5
+ * requests land on the same id, as in Ray.
+ */
+public final class GpuSlots {
+    private final LinkedHashMap<String, Long> free = new LinkedHashMap<>();
+
+    public GpuSlots() {
+    }
+
+    public static GpuSlots of(Map<String, Long> capacities) {
+        GpuSlots s = new GpuSlots();
+        s.free.putAll(capacities);
+        return s;
+    }
+
+    public static GpuSlots whole(java.util.List<String> ids) {
+        GpuSlots s = new GpuSlots();
+        for (String id : ids) s.free.put(id, Resources.UNIT);
+        return s;
+    }
+
+    /** Takes {@code units} of GPU; returns device id to units taken, or null if it does not fit. */
+    public Map<String, Long> allocate(long units) {
+        Map<String, Long> taken = new LinkedHashMap<>();
+        if (units <= 0) return taken;
+        if (units >= Resources.UNIT) {
+            if (units % Resources.UNIT != 0) return null; // Ray: amounts above 1 must be whole
+            long count = units / Resources.UNIT;
+            for (Map.Entry<String, Long> e : free.entrySet()) {
+                if (taken.size() == count) break;
+                if (e.getValue() == Resources.UNIT) taken.put(e.getKey(), Resources.UNIT);
+            }
+            if (taken.size() < count) return null;
+        } else {
+            String best = null;
+            for (Map.Entry<String, Long> e : free.entrySet()) {
+                long f = e.getValue();
+                if (f >= units && (best == null || f < free.get(best))) best = e.getKey();
+            }
+            if (best == null) return null;
+            taken.put(best, units);
+        }
+        taken.forEach((id, u) -> free.merge(id, -u, Long::sum));
+        return taken;
+    }
+
+    public void release(Map<String, Long> taken) {
+        taken.forEach((id, u) -> free.merge(id, u, Long::sum));
+    }
+
+    /** Free units per device id (a copy). */
+    public Map<String, Long> snapshot() {
+        return new LinkedHashMap<>(free);
+    }
+
+    /** Whether a request of {@code units} could ever fit into devices of these capacities. */
+    public static boolean couldFit(Map<String, Long> capacities, long units) {
+        if (units <= 0) return true;
+        if (units >= Resources.UNIT) {
+            if (units % Resources.UNIT != 0) return false;
+            long whole = capacities.values().stream().filter(c -> c >= Resources.UNIT).count();
+            return whole >= units / Resources.UNIT;
+        }
+        return capacities.values().stream().anyMatch(c -> c >= units);
+    }
+}

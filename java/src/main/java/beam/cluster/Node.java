@@ -1,0 +1,47 @@
+package beam.cluster;
+
+import java.util.List;
+
+/**
+ * One member of the cluster and its resources.
+ *
+ * <p>Membership state machine: ALIVE from registration until the node leaves or is lost,
+ * then DEAD for good (a node that comes back registers as a new node with a new id). Its
+ * resources leave the cluster totals when it dies. Fields are guarded by the
+ * {@link Cluster} lock.
+ */
+public final class Node {
+    final String id;
+    final String ip;
+    final String hostname;
+    final boolean head;
+    final Resources total;
+    final Resources available;
+    final GpuSlots gpus;
+    final List<String> gpuIds;
+    final NodeLink link;
+    final long startedMillis = System.currentTimeMillis();
+    boolean alive = true;
+    String deathReason = "";
+
+    public Node(String id, String ip, String hostname, boolean head, Resources total,
+                List<String> gpuIds, NodeLink link) {
+        this.id = id;
+        this.ip = ip;
+        this.hostname = hostname;
+        this.head = head;
+        this.total = total;
+        this.available = total.copy();
+        this.gpuIds = List.copyOf(gpuIds);
+        this.gpus = GpuSlots.whole(gpuIds);
+        this.link = link;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String ip() {
+        return ip;
+    }
+}

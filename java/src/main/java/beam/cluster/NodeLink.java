@@ -1,0 +1,16 @@
+package beam.cluster;
+
+import java.util.List;
+
+/**
+ * What the cluster asks of the node that hosts an actor. The local node answers in-process
+ * ({@link beam.node.NodeAgent}); a remote node would answer over its TCP link. Both report
+ * back through the {@link Cluster} callbacks ({@code onActorStarted}, {@code onActorExited}).
+ */
+public interface NodeLink {
+    /** Starts the actor's worker process; must not block the caller for long. */
+    void startActor(ActorRecord actor, List<String> gpuIds);
+
+    /** Kills the actor's process tree (SIGKILL). No-op if it is not running. */
+    void killActor(ActorRecord actor);
+}

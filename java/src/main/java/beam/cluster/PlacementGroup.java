@@ -1,0 +1,42 @@
+package beam.cluster;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A placement group and its bundles.
+ *
+ * <p>State machine (under the {@link Cluster} lock): PENDING until every bundle fits at
+ * once, then CREATED (all bundles reserved, watchers get {@code pg_ready}); REMOVED when the
+ * owner removes it or goes away (actors inside are killed, reservations returned). A PENDING
+ * group is retried whenever resources are freed or a node joins, and tells its watchers why
+ * it waits: at once, and every 10 s while it keeps waiting.
+ */
+final class PlacementGroup {
+    enum State { PENDING, CREATED, REMOVED }
+
+    final String id;
+    final String name;
+    final String strategy;
+    final List<Bundle> bundles = new ArrayList<>();
+    final Client owner;
+    final boolean detached;
+    final long createdNanos = System.nanoTime();
+    final Set<Client> watchers = new LinkedHashSet<>();
+    State state = State.PENDING;
+    double creationLatencyMs;
+    int attempts;
+    long lastWarningNanos;
+    String waitingReason = "";
+
+    PlacementGroup(String id, String name, String strategy, List<Resources> specs, Client owner, boolean detached) {
+        this.id = id;
+        this.name = name;
+        this.strategy = strategy;
+        for (int i = 0; i < specs.size(); i++) bundles.add(new Bundle(i, specs.get(i)));
+        this.owner = owner;
+        this.detached = detached;
+    }
+}

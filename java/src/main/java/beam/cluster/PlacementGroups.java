@@ -1,0 +1,227 @@
+package beam.cluster;
+
+import beam.protocol.Frames;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The placement group directory: creation, placement, removal and the table views.
+ * Guarded by the owning {@link Cluster}'s lock: every entry point is either called from a
+ * synchronized Cluster method or synchronizes on the cluster itself.
+ */
+public final class PlacementGroups {
+    static final long WARN_EVERY_NANOS = 10_000_000_000L;
+
+    private final Cluster cluster;
+    private final LinkedHashMap<String, PlacementGroup> groups = new LinkedHashMap<>();
+
+    PlacementGroups(Cluster cluster) {
+        this.cluster = cluster;
+    }
+
+    public void create(Client owner, String id, String name, String strategy, List<Resources> bundles,
+                       boolean detached) throws RequestException {
+        synchronized (cluster) {
+            if (groups.containsKey(id)) throw RequestException.value("placement group id " + id + " is already in use");
+            if (!Placement.STRATEGIES.contains(strategy)) {
+                throw RequestException.value("Invalid placement group strategy " + strategy + ". Supported strategies are: "
+                        + Placement.STRATEGIES);
+            }
+            if (bundles.isEmpty()) throw RequestException.value("placement group bundles must be a non-empty list");
+            for (int i = 0; i < bundles.size(); i++) {
+                if (bundles.get(i).isEmpty()) {
+                    throw RequestException.value("bundle " + i + " is empty: every bundle needs at least one resource > 0");
+                }
+            }
+            PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, owner, detached);
+            g.watchers.add(owner);
+            groups.put(id, g);
+            if (!tryPlace(g)) warnWaiting(g, true);
+        }
+    }
+
+    /** Subscribes {@code client} to {@code pg_ready}; pushes it at once if already placed. */
+    public void watch(Client client, String id) throws RequestException {
+        synchronized (cluster) {
+            PlacementGroup g = require(id);
+            switch (g.state) {
+                case CREATED -> client.push(Frames.pgEvent("pg_ready", id, null));
+                case REMOVED -> client.push(Frames.pgEvent("pg_removed", id, null));
+                case PENDING -> g.watchers.add(client);
+            }
+        }
+    }
+
+    public void remove(String id) throws RequestException {
+        synchronized (cluster) {
+            PlacementGroup g = require(id);
+            removeGroup(g);
+        }
+    }
+
+    private void removeGroup(PlacementGroup g) {
+        if (g.state == PlacementGroup.State.REMOVED) return;
+        for (ActorRecord a : cluster.actorsIn(g)) cluster.killActor(a, new DeathCause.GroupRemoved());
+        boolean wasCreated = g.state == PlacementGroup.State.CREATED;
+        g.state = PlacementGroup.State.REMOVED;
+        for (Client w : g.watchers) w.push(Frames.pgEvent("pg_removed", g.id, null));
+        g.watchers.clear();
+        if (wasCreated) {
+            for (Bundle b : g.bundles) {
+                // Actors still exiting keep their share until their process is gone; the
+                // bundle's reservation returns to the node now, minus nothing: the actors'
+                // resources came out of the bundle, not the node.
+                b.node.available.add(b.spec);
+                b.node.gpus.release(b.gpusTakenFromNode);
+            }
+            cluster.reschedule();
+        }
+    }
+
+    void onOwnerGone(Client owner) {
+        for (PlacementGroup g : new ArrayList<>(groups.values())) {
+            g.watchers.remove(owner);
+            if (g.owner == owner && !g.detached) removeGroup(g);
+        }
+    }
+
+    PlacementGroup require(String id) throws RequestException {
+        PlacementGroup g = groups.get(id);
+        if (g == null) throw RequestException.value("placement group " + id + " does not exist");
+        return g;
+    }
+
+    /** Rejects an actor whose request can never fit the bundle(s) it asks for. */
+    void checkActorFits(PlacementGroup g, ActorOptions options) throws RequestException {
+        if (g.state == PlacementGroup.State.REMOVED) {
+            throw RequestException.value("placement group " + g.id + " has been removed");
+        }
+        int index = options.bundleIndex();
+        if (index >= g.bundles.size() || index < -1) {
+            throw RequestException.value("bundle index " + index + " is out of range: placement group " + g.id
+                    + " has " + g.bundles.size() + " bundles (use -1 for any)");
+        }
+        List<Bundle> candidates = index >= 0 ? List.of(g.bundles.get(index)) : g.bundles;
+        Resources request = options.request();
+        for (Bundle b : candidates) {
+            if (b.spec.fits(request) && gpuCouldFit(b.spec.get("GPU"), request.get("GPU"))) return;
+        }
+        String where = index >= 0 ? "bundle " + index + " " + g.bundles.get(index).spec : "any bundle of the group";
+        throw RequestException.value("the actor requests " + request + ", which can never fit " + where
+                + " of placement group " + g.id + ". Request at most what the bundle holds.");
+    }
+
+    private static boolean gpuCouldFit(long bundleGpu, long request) {
+        if (request <= 0) return true;
+        if (bundleGpu >= Resources.UNIT) {
+            return request <= bundleGpu && (request < Resources.UNIT || request % Resources.UNIT == 0);
+        }
+        return request <= bundleGpu;
+    }
+
+    void retryPending() {
+        for (PlacementGroup g : groups.values()) {
+            if (g.state == PlacementGroup.State.PENDING) tryPlace(g);
+        }
+    }
+
+    private boolean tryPlace(PlacementGroup g) {
+        g.attempts++;
+        List<Resources> specs = g.bundles.stream().map(b -> b.spec).toList();
+        List<Node> order = cluster.liveNodes();
+        List<Node> plan = Placement.plan(g.strategy, specs, order);
+        if (plan == null) return false;
+        for (int i = 0; i < plan.size(); i++) {
+            Bundle b = g.bundles.get(i);
+            Node n = plan.get(i);
+            Map<String, Long> gpus = n.gpus.allocate(b.spec.get("GPU"));
+            n.available.subtract(b.spec);
+            b.node = n;
+            b.gpusTakenFromNode = gpus;
+            b.gpus = GpuSlots.of(gpus);
+            b.available = b.spec.copy();
+        }
+        g.state = PlacementGroup.State.CREATED;
+        g.creationLatencyMs = (System.nanoTime() - g.createdNanos) / 1e6;
+        g.waitingReason = "";
+        for (Client w : g.watchers) w.push(Frames.pgEvent("pg_ready", g.id, null));
+        g.watchers.clear();
+        cluster.reschedule();
+        return true;
+    }
+
+    /** Tells the watchers why {@code g} waits: at once when asked, then every 10 s. */
+    private void warnWaiting(PlacementGroup g, boolean now) {
+        long t = System.nanoTime();
+        if (!now && t - g.lastWarningNanos < WARN_EVERY_NANOS) return;
+        g.lastWarningNanos = t;
+        List<Resources> specs = g.bundles.stream().map(b -> b.spec).toList();
+        List<Node> nodes = cluster.liveNodes();
+        String never = Placement.neverFits(g.strategy, specs, nodes);
+        g.waitingReason = never != null
+                ? "can never be placed on the cluster as it is: " + never + ". It waits until such a node joins."
+                : Placement.waitingReason(g.strategy, specs, nodes);
+        String message = "Placement group " + (g.name.isEmpty() ? "" : "'" + g.name + "' ") + g.id + " is pending: "
+                + g.waitingReason;
+        for (Client w : g.watchers) w.push(Frames.pgEvent("pg_waiting", g.id, message));
+    }
+
+    /** Called about once a second: repeats waiting reasons every 10 s. */
+    public void tick() {
+        synchronized (cluster) {
+            for (PlacementGroup g : groups.values()) {
+                if (g.state == PlacementGroup.State.PENDING) warnWaiting(g, false);
+            }
+        }
+    }
+
+    public ObjectNode table(String id) throws RequestException {
+        synchronized (cluster) {
+            return entry(require(id));
+        }
+    }
+
+    public ObjectNode tableAll() {
+        synchronized (cluster) {
+            ObjectNode all = JsonNodeFactory.instance.objectNode();
+            for (PlacementGroup g : groups.values()) all.set(g.id, entry(g));
+            return all;
+        }
+    }
+
+    /** Ray's placement_group_table(pg) shape. */
+    private ObjectNode entry(PlacementGroup g) {
+        ObjectNode e = JsonNodeFactory.instance.objectNode();
+        e.put("placement_group_id", g.id);
+        e.put("name", g.name);
+        ObjectNode bundles = e.putObject("bundles");
+        ObjectNode toNode = e.putObject("bundles_to_node_id");
+        for (Bundle b : g.bundles) {
+            bundles.set(String.valueOf(b.index), b.spec.toJson());
+            if (b.node != null && g.state == PlacementGroup.State.CREATED) toNode.put(String.valueOf(b.index), b.node.id);
+        }
+        e.put("strategy", g.strategy);
+        e.put("state", g.state.name());
+        ObjectNode stats = e.putObject("stats");
+        boolean done = g.state != PlacementGroup.State.PENDING;
+        stats.put("end_to_end_creation_latency_ms", done ? round3(g.creationLatencyMs) : 0.0);
+        stats.put("scheduling_latency_ms", done ? round3(g.creationLatencyMs) : 0.0);
+        stats.put("scheduling_attempt", g.attempts);
+        stats.put("highest_retry_delay_ms", 0.0);
+        stats.put("scheduling_state", switch (g.state) {
+            case PENDING -> "NO_RESOURCES";
+            case CREATED -> "FINISHED";
+            case REMOVED -> "REMOVED";
+        });
+        if (g.state == PlacementGroup.State.PENDING) e.put("beam_waiting_reason", g.waitingReason);
+        return e;
+    }
+
+    private static double round3(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+}

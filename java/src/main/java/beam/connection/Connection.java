@@ -1,0 +1,172 @@
+package beam.connection;
+
+import beam.codec.Frame;
+import beam.codec.FrameCodec;
+import beam.codec.FrameException;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One peer on a unix or TCP socket: {@link #read()} frames on the owner's thread and
+ * {@link #send(Frame)} from any thread. Sends never block the caller: frames are encoded
+ * at once and queued, and one virtual writer thread per connection drains the queue, so a
+ * slow peer only ever stalls its own writer.
+ *
+ * <p>Threads: exactly one thread calls {@code read()}; {@code send()} and {@code close()}
+ * are safe from any thread. Reads and writes use the channel directly (not
+ * {@code Channels.newInputStream}, whose blocking lock would make a pending read block
+ * every write).
+ */
+public final class Connection implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Connection.class.getName());
+    private static final byte[] CLOSE_MARKER = new byte[0];
+    static final long FLUSH_GRACE_MILLIS = 5_000;
+
+    private final SocketChannel channel;
+    private final FrameCodec codec;
+    private final String peer;
+    private final InputStream in;
+    private final LinkedBlockingQueue<byte[]> outbound = new LinkedBlockingQueue<>();
+    private final AtomicBoolean open = new AtomicBoolean(true);
+    private final List<Runnable> closeHooks = new ArrayList<>();
+
+    public Connection(SocketChannel channel, FrameCodec codec, String peer) {
+        this.channel = channel;
+        this.codec = codec;
+        this.peer = peer;
+        this.in = new BufferedInputStream(new ChannelInput(channel), 64 * 1024);
+        Thread.ofVirtual().name("writer " + peer).start(this::writeLoop);
+    }
+
+    public String peer() {
+        return peer;
+    }
+
+    /** Next frame, or null when the peer closed cleanly. */
+    public Frame read() throws IOException, FrameException {
+        return codec.decode(in);
+    }
+
+    /** Queues a frame for sending; silently dropped once the connection is closed. */
+    public void send(Frame frame) {
+        if (!open.get()) return;
+        outbound.add(FrameCodec.encode(frame));
+    }
+
+    public boolean isOpen() {
+        return open.get();
+    }
+
+    /** Runs {@code hook} once when the connection closes (at once if it already has). */
+    public void onClose(Runnable hook) {
+        synchronized (closeHooks) {
+            if (open.get()) {
+                closeHooks.add(hook);
+                return;
+            }
+        }
+        hook.run();
+    }
+
+    /**
+     * Sends what is queued, then closes; a peer that does not read within
+     * {@link #FLUSH_GRACE_MILLIS} is cut off anyway.
+     */
+    public void closeAfterFlush() {
+        if (!open.get()) return;
+        outbound.add(CLOSE_MARKER);
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(FLUSH_GRACE_MILLIS);
+            } catch (InterruptedException ignored) {
+                // close now
+            }
+            close();
+        });
+    }
+
+    @Override
+    public void close() {
+        List<Runnable> hooks;
+        synchronized (closeHooks) {
+            if (!open.compareAndSet(true, false)) return;
+            hooks = new ArrayList<>(closeHooks);
+            closeHooks.clear();
+        }
+        outbound.add(CLOSE_MARKER);
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // already gone
+        }
+        for (Runnable hook : hooks) {
+            try {
+                hook.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "close hook failed for " + peer, e);
+            }
+        }
+    }
+
+    private void writeLoop() {
+        List<byte[]> batch = new ArrayList<>();
+        try {
+            while (true) {
+                batch.clear();
+                batch.add(outbound.take());
+                outbound.drainTo(batch, 256);
+                boolean closeAfter = false;
+                List<ByteBuffer> buffers = new ArrayList<>(batch.size());
+                for (byte[] b : batch) {
+                    if (b == CLOSE_MARKER) {
+                        closeAfter = true;
+                        break;
+                    }
+                    buffers.add(ByteBuffer.wrap(b));
+                }
+                ByteBuffer[] array = buffers.toArray(ByteBuffer[]::new);
+                long remaining = 0;
+                for (ByteBuffer b : array) remaining += b.remaining();
+                while (remaining > 0) remaining -= channel.write(array);
+                if (closeAfter) break;
+            }
+        } catch (IOException e) {
+            LOG.fine(() -> "write to " + peer + " failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        close();
+    }
+
+    /** InputStream over a blocking channel without Channels' shared blocking lock. */
+    private static final class ChannelInput extends InputStream {
+        private final SocketChannel channel;
+
+        ChannelInput(SocketChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) return 0;
+            int n = channel.read(ByteBuffer.wrap(b, off, len));
+            return n;
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package beam.connection;
+
+import beam.codec.FrameCodec;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.Semaphore;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Accepts connections on one unix or TCP address. One platform thread accepts; each
+ * connection is handed to {@code handler} on its own virtual thread. A permit of
+ * {@code maxConnections} is taken before accept and released when the connection closes,
+ * so a flood of connections waits in the kernel's backlog instead of exhausting fds.
+ */
+public final class Listener implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Listener.class.getName());
+
+    private final ServerSocketChannel server;
+    private final FrameCodec codec;
+    private final Consumer<Connection> handler;
+    private final Semaphore permits;
+    private final String name;
+    private final Thread acceptThread;
+
+    private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections,
+                     Consumer<Connection> handler, String name) {
+        this.server = server;
+        this.codec = codec;
+        this.handler = handler;
+        this.permits = new Semaphore(maxConnections);
+        this.name = name;
+        this.acceptThread = Thread.ofPlatform().daemon().name("accept " + name).unstarted(this::acceptLoop);
+    }
+
+    public static Listener unix(java.nio.file.Path path, FrameCodec codec, int maxConnections,
+                                Consumer<Connection> handler) throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(path), 512);
+        return new Listener(server, codec, maxConnections, handler, "unix:" + path);
+    }
+
+    public static Listener tcp(SocketAddress address, FrameCodec codec, int maxConnections,
+                               Consumer<Connection> handler) throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.INET);
+        server.bind(address, 512);
+        return new Listener(server, codec, maxConnections, handler, "tcp:" + address);
+    }
+
+    public Listener start() {
+        acceptThread.start();
+        return this;
+    }
+
+    public SocketAddress localAddress() throws IOException {
+        return server.getLocalAddress();
+    }
+
+    private void acceptLoop() {
+        while (server.isOpen()) {
+            try {
+                permits.acquire();
+                SocketChannel channel;
+                try {
+                    channel = server.accept();
+                } catch (IOException e) {
+                    permits.release();
+                    throw e;
+                }
+                String peer = name.startsWith("unix") ? "unix-client" : String.valueOf(channel.getRemoteAddress());
+                if (!name.startsWith("unix")) channel.socket().setTcpNoDelay(true);
+                Connection connection = new Connection(channel, codec, peer);
+                connection.onClose(permits::release);
+                Thread.ofVirtual().name("conn " + peer).start(() -> {
+                    try {
+                        handler.accept(connection);
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.SEVERE, "connection handler failed for " + peer, e);
+                    } finally {
+                        connection.closeAfterFlush();
+                    }
+                });
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (InterruptedException e) {
+                return;
+            } catch (IOException e) {
+                if (server.isOpen()) LOG.log(Level.WARNING, "accept failed on " + name, e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        acceptThread.interrupt();
+    }
+}

@@ -1,0 +1,30 @@
+package beam.daemon;
+
+import beam.codec.FrameLimits;
+import java.nio.file.Path;
+
+/**
+ * Everything a daemon is started with, validated once. Environment variables are read in
+ * {@link beam.cli.StartCommand} only.
+ *
+ * @param port          TCP port for nodes and remote clients (0 = any free port)
+ * @param numGpus       declared GPUs, or null to detect them
+ * @param numCpus       declared CPUs, or null for the core count
+ * @param resourcesJson extra custom resources as a JSON object
+ * @param nodeIp        the address other hosts reach this node on, or null to detect
+ * @param tempDir       root of the session directories (Ray's /tmp/ray)
+ * @param ownerPid      stop when this process exits (private clusters of ray.init()), or 0
+ * @param limits        frame size limits
+ * @param maxConnections connections accepted at once per listener
+ */
+public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp,
+                           Path tempDir, long ownerPid, FrameLimits limits, int maxConnections) {
+    public static final int DEFAULT_PORT = 6379;
+    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
+    public DaemonConfig {
+        if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be in 0..65535, got " + port);
+        if (numGpus != null && numGpus < 0) throw new IllegalArgumentException("--num-gpus must be >= 0");
+        if (numCpus != null && numCpus < 0) throw new IllegalArgumentException("--num-cpus must be >= 0");
+    }
+}

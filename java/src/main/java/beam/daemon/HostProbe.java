@@ -1,0 +1,98 @@
+package beam.daemon;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/** What this machine has: GPUs, memory, and the IP address other hosts reach it on. */
+final class HostProbe {
+    private static final Pattern NVIDIA_DEVICE = Pattern.compile("nvidia[0-9]+");
+
+    private HostProbe() {
+    }
+
+    /**
+     * GPU ids as this node names them: {@code CUDA_VISIBLE_DEVICES} entries if set (Ray
+     * honours it), else 0..n-1. With {@code declared} set, that many ids; else detected from
+     * /dev/nvidiaN device files or {@code nvidia-smi -L}.
+     */
+    static List<String> gpuIds(Integer declared, String cudaVisible) {
+        List<String> visible = new ArrayList<>();
+        if (cudaVisible != null) {
+            for (String s : cudaVisible.split(",")) if (!s.isBlank()) visible.add(s.trim());
+        }
+        int count;
+        if (declared != null) count = declared;
+        else if (cudaVisible != null) count = visible.size();
+        else count = detectGpuCount();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) ids.add(i < visible.size() ? visible.get(i) : String.valueOf(i));
+        return ids;
+    }
+
+    private static int detectGpuCount() {
+        String[] devs = new java.io.File("/dev").list((d, name) -> NVIDIA_DEVICE.matcher(name).matches());
+        if (devs != null && devs.length > 0) return devs.length;
+        try {
+            Process p = new ProcessBuilder("nvidia-smi", "-L").redirectErrorStream(true).start();
+            int n = 0;
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()))) {
+                String line;
+                while ((line = r.readLine()) != null) if (line.startsWith("GPU ")) n++;
+            }
+            p.waitFor(5, TimeUnit.SECONDS);
+            return n;
+        } catch (IOException e) {
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+    }
+
+    /** MemAvailable from /proc/meminfo in bytes (0 if unknown). */
+    static long availableMemoryBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemAvailable:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException ignored) {
+            // fall through
+        }
+        return Runtime.getRuntime().maxMemory();
+    }
+
+    /**
+     * The local address of the route toward {@code target} (as Ray does: no packet is
+     * sent, a UDP connect only picks the route), falling back to 127.0.0.1.
+     */
+    static String routeAddress(String targetHost) {
+        try (DatagramSocket s = new DatagramSocket()) {
+            s.connect(new InetSocketAddress(InetAddress.getByName(targetHost), 53));
+            InetAddress local = s.getLocalAddress();
+            if (local != null && !local.isAnyLocalAddress()) return local.getHostAddress();
+        } catch (IOException ignored) {
+            // no route
+        }
+        return "127.0.0.1";
+    }
+
+    static String hostname() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
+    }
+}

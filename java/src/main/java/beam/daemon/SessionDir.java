@@ -1,0 +1,98 @@
+package beam.daemon;
+
+import beam.codec.FrameCodec;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * A session directory like Ray's: {@code <temp>/session_<timestamp>_<pid>/} with
+ * {@code sockets/} (owner-only, 0700), {@code logs/} (the daemon's log, one .out and one .err
+ * per actor) and {@code node.json}, which tells clients on this machine how to connect.
+ * {@code <temp>/session_latest} links to the newest.
+ */
+public final class SessionDir {
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd_HH-mm-ss_SSSSSS");
+
+    private final Path tempDir;
+    private final Path dir;
+
+    private SessionDir(Path tempDir, Path dir) {
+        this.tempDir = tempDir;
+        this.dir = dir;
+    }
+
+    public static SessionDir create(Path tempDir) throws IOException {
+        Files.createDirectories(tempDir);
+        Path dir = tempDir.resolve("session_" + LocalDateTime.now().format(STAMP) + "_" + ProcessHandle.current().pid());
+        Files.createDirectories(dir.resolve("logs"));
+        Path sockets = Files.createDirectories(dir.resolve("sockets"));
+        Files.setPosixFilePermissions(sockets, PosixFilePermissions.fromString("rwx------"));
+        Path latest = tempDir.resolve("session_latest");
+        Path tmpLink = tempDir.resolve(".session_latest." + ProcessHandle.current().pid());
+        Files.deleteIfExists(tmpLink);
+        Files.createSymbolicLink(tmpLink, dir.getFileName());
+        Files.move(tmpLink, latest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return new SessionDir(tempDir, dir);
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public Path socketPath() {
+        return dir.resolve("sockets").resolve("beamd.sock");
+    }
+
+    public Path logsDir() {
+        return dir.resolve("logs");
+    }
+
+    public Path nodeJson() {
+        return dir.resolve("node.json");
+    }
+
+    void writeNodeJson(String nodeId, String nodeIp, String address, long pid) throws IOException {
+        ObjectNode o = FrameCodec.JSON.createObjectNode();
+        o.put("pid", pid);
+        o.put("socket", socketPath().toString());
+        o.put("address", address);
+        o.put("node_id", nodeId);
+        o.put("node_ip", nodeIp);
+        o.put("session_dir", dir.toString());
+        Path tmp = dir.resolve("node.json.tmp");
+        Files.write(tmp, FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(o));
+        Files.move(tmp, nodeJson(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    void removeNodeJson() {
+        try {
+            Files.deleteIfExists(nodeJson());
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+
+    /** node.json of the newest session under {@code tempDir}, if its daemon is still running. */
+    public static ObjectNode findRunning(Path tempDir) {
+        Path nodeJson = tempDir.resolve("session_latest").resolve("node.json");
+        if (!Files.isRegularFile(nodeJson)) return null;
+        try {
+            ObjectNode o = (ObjectNode) FrameCodec.JSON.readTree(nodeJson.toFile());
+            long pid = o.path("pid").asLong();
+            boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+            return alive ? o : null;
+        } catch (IOException | ClassCastException e) {
+            return null;
+        }
+    }
+
+    public Path tempDir() {
+        return tempDir;
+    }
+}

@@ -1,0 +1,33 @@
+package beam.dispatch;
+
+import beam.cluster.ActorRecord;
+import beam.codec.Frame;
+import beam.protocol.Frames;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/** Builds the {@code actor_init} frame a new worker receives after its hello. */
+final class ActorInit {
+    private ActorInit() {
+    }
+
+    static Frame frame(ActorRecord actor, DaemonContext daemon) {
+        ObjectNode h = Frames.header("actor_init");
+        h.put("actor_id", actor.id());
+        h.put("class_name", actor.className());
+        h.put("node_id", actor.nodeId());
+        h.put("node_ip", actor.nodeIp());
+        h.put("job_id", actor.owner().jobId());
+        h.put("namespace", daemon.cluster().namespace());
+        h.put("gcs_address", daemon.gcsAddress());
+        h.put("session_dir", daemon.sessionDir());
+        ArrayNode gpus = h.putArray("gpu_ids");
+        actor.gpuIds().forEach(gpus::add);
+        h.put("pg_id", actor.groupId());
+        h.put("bundle_index", actor.bundleIndex());
+        h.set("runtime_env", actor.options().runtimeEnv());
+        h.put("max_concurrency", actor.options().maxConcurrency());
+        h.put("is_async", actor.options().isAsync());
+        return new Frame(h, actor.createPayload());
+    }
+}

@@ -1,0 +1,22 @@
+package beam.dispatch;
+
+import beam.cluster.Cluster;
+
+/** What a client session needs from the daemon that accepted it. */
+public interface DaemonContext {
+    Cluster cluster();
+
+    String nodeId();
+
+    String nodeIp();
+
+    String sessionDir();
+
+    String gcsAddress();
+
+    /** A fresh job id (hex) for a new driver connection. */
+    String nextJobId();
+
+    /** Starts the daemon's shutdown (after the reply is sent). */
+    void requestShutdown();
+}

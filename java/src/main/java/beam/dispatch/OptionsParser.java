@@ -1,0 +1,65 @@
+package beam.dispatch;
+
+import beam.cluster.ActorOptions;
+import beam.cluster.Resources;
+import beam.protocol.Request.BadRequest;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Validates the {@code options} object of {@code create_actor} into {@link ActorOptions}. */
+final class OptionsParser {
+    private OptionsParser() {
+    }
+
+    static ActorOptions parse(long rid, ObjectNode o) throws BadRequest {
+        try {
+            Resources request = Resources.fromJson(o.get("resources"), "resources");
+            for (String reserved : List.of("CPU", "GPU")) {
+                if (request.get(reserved) > 0) {
+                    throw new IllegalArgumentException("Use the num_cpus and num_gpus options instead of specifying \""
+                            + reserved + "\" as a custom resource");
+                }
+            }
+            request.set("CPU", units(o, "num_cpus"));
+            request.set("GPU", units(o, "num_gpus"));
+            if (o.hasNonNull("memory")) request.set("memory", units(o, "memory"));
+            String pg = o.hasNonNull("pg_id") ? o.get("pg_id").asText() : null;
+            if (pg != null && !beam.util.Ids.isHex(pg, 36)) throw new IllegalArgumentException("pg_id must be 36 hex characters");
+            int bundle = o.path("bundle_index").asInt(-1);
+            Map<String, String> env = new LinkedHashMap<>();
+            JsonNode ev = o.get("env_vars");
+            if (ev != null && !ev.isNull()) {
+                if (!ev.isObject()) throw new IllegalArgumentException("env_vars must be a dict of str to str");
+                for (Iterator<Map.Entry<String, JsonNode>> it = ev.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    if (!e.getValue().isTextual()) {
+                        throw new IllegalArgumentException("env_vars['" + e.getKey() + "'] must be a string");
+                    }
+                    env.put(e.getKey(), e.getValue().asText());
+                }
+            }
+            JsonNode re = o.get("runtime_env");
+            ObjectNode runtimeEnv = re instanceof ObjectNode obj ? obj : o.objectNode();
+            int maxConcurrency = o.path("max_concurrency").asInt(1);
+            if (maxConcurrency < 1) throw new IllegalArgumentException("max_concurrency must be >= 1");
+            List<String> methods = new ArrayList<>();
+            for (JsonNode m : o.path("methods")) methods.add(m.asText());
+            return new ActorOptions(request, pg, bundle, env, runtimeEnv, maxConcurrency,
+                    o.path("is_async").asBoolean(false), "detached".equals(o.path("lifetime").asText(null)), methods);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(rid, "create_actor: " + e.getMessage());
+        }
+    }
+
+    private static long units(ObjectNode o, String name) {
+        JsonNode v = o.get(name);
+        if (v == null || v.isNull()) return 0;
+        if (!v.isNumber() || v.asDouble() < 0) throw new IllegalArgumentException(name + " must be a number >= 0, got " + v);
+        return Resources.toUnits(v.asDouble());
+    }
+}

@@ -1,0 +1,89 @@
+package beam.node;
+
+import beam.cluster.ActorRecord;
+import beam.codec.Frame;
+import beam.protocol.Frames;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Copies one output stream of an actor process, line by line, to its log file and (as
+ * {@code log} frames, a batch of the lines available at once) to the actor's owner, and
+ * remembers the last lines for the death message. One virtual thread per stream.
+ */
+final class LogPump {
+    static final int TAIL_LINES = 20;
+    private static final int MAX_BATCH = 200;
+
+    private final ArrayDeque<String> tail = new ArrayDeque<>();
+    private final CountDownLatch drained = new CountDownLatch(1);
+
+    static LogPump start(InputStream in, Path file, String stream, ActorRecord actor, long pid) {
+        LogPump pump = new LogPump();
+        Thread.ofVirtual().name("log " + stream + " " + actor.id()).start(() -> pump.run(in, file, stream, actor, pid));
+        return pump;
+    }
+
+    private void run(InputStream in, Path file, String stream, ActorRecord actor, long pid) {
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+             OutputStream out = Files.newOutputStream(file)) {
+            String line;
+            List<String> batch = new ArrayList<>();
+            while ((line = reader.readLine()) != null) {
+                batch.add(line);
+                while (batch.size() < MAX_BATCH && reader.ready() && (line = reader.readLine()) != null) batch.add(line);
+                String text = String.join("\n", batch) + "\n";
+                out.write(text.getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                remember(batch);
+                if (actor.owner().logToDriver()) actor.owner().push(frame(actor, pid, stream, text));
+                batch.clear();
+            }
+        } catch (IOException e) {
+            NodeAgent.log().fine(() -> "log pump " + stream + " of " + actor.id() + " ended: " + e.getMessage());
+        } finally {
+            drained.countDown();
+        }
+    }
+
+    private static Frame frame(ActorRecord actor, long pid, String stream, String text) {
+        ObjectNode h = Frames.header("log");
+        h.put("actor_id", actor.id());
+        h.put("class_name", actor.className());
+        h.put("pid", pid);
+        h.put("stream", stream);
+        return new Frame(h, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private synchronized void remember(List<String> lines) {
+        for (String l : lines) {
+            tail.addLast(l);
+            if (tail.size() > TAIL_LINES) tail.removeFirst();
+        }
+    }
+
+    synchronized List<String> tail() {
+        return new ArrayList<>(tail);
+    }
+
+    /** Waits up to {@code millis} for the stream to reach its end (children may hold it open). */
+    void awaitDrained(long millis) {
+        try {
+            drained.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

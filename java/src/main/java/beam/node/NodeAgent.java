@@ -1,0 +1,132 @@
+package beam.node;
+
+import beam.cluster.ActorRecord;
+import beam.cluster.Cluster;
+import beam.cluster.NodeLink;
+import beam.cluster.ProcessContext;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import beam.codec.FrameCodec;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
+
+/**
+ * The local node's hands: starts one Python worker process per actor, pumps its stdout and
+ * stderr into log files and to the actor's owner, reports its exit, and kills it on demand.
+ *
+ * <p>Threads: {@link #startActor} returns at once; the launch, the two log pumps and the
+ * exit watcher run on virtual threads. {@code running} is a concurrent map.
+ */
+public final class NodeAgent implements NodeLink {
+    private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
+
+    private final Cluster cluster;
+    private final Path socketPath;
+    private final Path logDir;
+    private final Map<String, Process> running = new ConcurrentHashMap<>();
+
+    public NodeAgent(Cluster cluster, Path socketPath, Path logDir) {
+        this.cluster = cluster;
+        this.socketPath = socketPath;
+        this.logDir = logDir;
+    }
+
+    @Override
+    public void startActor(ActorRecord actor, List<String> gpuIds) {
+        ProcessContext ctx = actor.owner().processContext();
+        Thread.ofVirtual().name("launch " + actor.id()).start(() -> launch(actor, gpuIds, ctx));
+    }
+
+    private void launch(ActorRecord actor, List<String> gpuIds, ProcessContext ctx) {
+        String python = ctx != null && ctx.python() != null ? ctx.python() : "python3";
+        ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker",
+                "--socket", socketPath.toString(), "--actor-id", actor.id());
+        if (ctx != null && ctx.cwd() != null && new java.io.File(ctx.cwd()).isDirectory()) {
+            pb.directory(new java.io.File(ctx.cwd()));
+        }
+        Map<String, String> env = pb.environment();
+        env.putAll(actor.options().envVars());
+        env.put("PYTHONUNBUFFERED", "1");
+        if (ctx != null && ctx.sysPath() != null) {
+            try {
+                env.put("BEAM_DRIVER_SYS_PATH", FrameCodec.JSON.writeValueAsString(ctx.sysPath()));
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        if (!gpuIds.isEmpty() && !truthy(env.get("RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES"))) {
+            env.put("CUDA_VISIBLE_DEVICES", String.join(",", gpuIds));
+        }
+        Process process;
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            cluster.onActorStartFailed(actor.id(), "could not run " + python + ": " + e.getMessage());
+            return;
+        }
+        running.put(actor.id(), process);
+        cluster.onActorProcessStarted(actor.id(), process.pid());
+        String prefix = "actor-" + actor.className() + "-" + actor.id() + "-" + process.pid();
+        LogPump out = LogPump.start(process.getInputStream(), logDir.resolve(prefix + ".out"), "stdout", actor, process.pid());
+        LogPump err = LogPump.start(process.getErrorStream(), logDir.resolve(prefix + ".err"), "stderr", actor, process.pid());
+        process.onExit().thenAccept(p -> {
+            out.awaitDrained(300);
+            err.awaitDrained(300);
+            synchronized (running) {
+                running.remove(actor.id());
+                running.notifyAll();
+            }
+            cluster.onActorExited(actor.id(), p.exitValue(), err.tail());
+        });
+    }
+
+    @Override
+    public void killActor(ActorRecord actor) {
+        Process p = running.get(actor.id());
+        if (p != null) killTree(p.toHandle());
+    }
+
+    /** Kills every running worker (daemon shutdown). */
+    public void killAll() {
+        for (Process p : new ArrayList<>(running.values())) killTree(p.toHandle());
+    }
+
+    public int runningCount() {
+        return running.size();
+    }
+
+    /** Waits until no worker process is left, at most {@code millis}; true if none is. */
+    public boolean awaitNoneRunning(long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        synchronized (running) {
+            while (!running.isEmpty()) {
+                long left = (deadline - System.nanoTime()) / 1_000_000;
+                if (left <= 0) return false;
+                try {
+                    running.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    static void killTree(ProcessHandle handle) {
+        handle.descendants().forEach(ProcessHandle::destroyForcibly);
+        handle.destroyForcibly();
+    }
+
+    private static boolean truthy(String v) {
+        return v != null && (v.equals("1") || v.equalsIgnoreCase("true"));
+    }
+
+    static Logger log() {
+        return LOG;
+    }
+}

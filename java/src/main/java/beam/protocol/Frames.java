@@ -1,0 +1,50 @@
+package beam.protocol;
+
+import beam.codec.Frame;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/** Builders for the frames the daemon sends (docs/PROTOCOL.md). */
+public final class Frames {
+    private Frames() {
+    }
+
+    public static ObjectNode header(String op) {
+        ObjectNode h = JsonNodeFactory.instance.objectNode();
+        h.put("op", op);
+        return h;
+    }
+
+    public static ObjectNode ok(long rid) {
+        ObjectNode h = header("reply");
+        h.put("rid", rid);
+        h.put("ok", true);
+        return h;
+    }
+
+    public static Frame error(long rid, String kind, String message) {
+        ObjectNode h = header("reply");
+        h.put("rid", rid);
+        h.put("ok", false);
+        h.put("kind", kind);
+        h.put("error", message);
+        return new Frame(h);
+    }
+
+    /** A failed call: {@code status} is actor_died or error. */
+    public static Frame failedResult(String oid, String status, String kind, String message) {
+        ObjectNode h = header("result");
+        h.put("oid", oid);
+        h.put("status", status);
+        h.put("kind", kind);
+        h.put("message", message);
+        return new Frame(h);
+    }
+
+    public static Frame pgEvent(String op, String pgId, String message) {
+        ObjectNode h = header(op);
+        h.put("pg_id", pgId);
+        if (message != null) h.put("message", message);
+        return new Frame(h);
+    }
+}

@@ -1,0 +1,213 @@
+package beam.protocol;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every message a client may send, one record per op (docs/PROTOCOL.md), parsed and
+ * type-checked from a frame header by {@link #parse}. The dispatcher switches over this
+ * sealed type exhaustively, so a new op cannot be half-handled.
+ */
+public sealed interface Request {
+    /** Request id for a reply, or -1 for one-way messages. */
+    long rid();
+
+    record Hello(long rid, int proto, String role, String actorId, long pid, String python, String cwd,
+                 List<String> sysPath, boolean logToDriver) implements Request {
+    }
+
+    record CreateActor(long rid, String actorId, String className, String name, ObjectNode options) implements Request {
+    }
+
+    record Call(String actorId, String oid, String method) implements Request {
+        public long rid() {
+            return -1;
+        }
+    }
+
+    record Kill(long rid, String actorId) implements Request {
+    }
+
+    record GetActor(long rid, String name) implements Request {
+    }
+
+    record PgCreate(long rid, String pgId, String name, String strategy, JsonNode bundles, boolean detached)
+            implements Request {
+    }
+
+    record PgRemove(long rid, String pgId) implements Request {
+    }
+
+    record PgTable(long rid, String pgId) implements Request {
+    }
+
+    record PgWatch(long rid, String pgId) implements Request {
+    }
+
+    record ClusterState(long rid) implements Request {
+    }
+
+    record Status(long rid) implements Request {
+    }
+
+    record Shutdown(long rid) implements Request {
+    }
+
+    /** Worker: the constructor returned. */
+    record ActorReady(String actorId) implements Request {
+        public long rid() {
+            return -1;
+        }
+    }
+
+    /** Worker: the constructor raised. */
+    record ActorFailed(String actorId, String message) implements Request {
+        public long rid() {
+            return -1;
+        }
+    }
+
+    /** Worker: a call finished. */
+    record Result(String oid, String status) implements Request {
+        public long rid() {
+            return -1;
+        }
+    }
+
+    /** A header that names an op but breaks its rules; answered with an error, connection kept. */
+    final class BadRequest extends Exception {
+        private final long rid;
+
+        public BadRequest(long rid, String message) {
+            super(message);
+            this.rid = rid;
+        }
+
+        public long rid() {
+            return rid;
+        }
+    }
+
+    static Request parse(ObjectNode h) throws BadRequest {
+        Fields f = new Fields(h);
+        String op = h.get("op").asText();
+        return switch (op) {
+            case "hello" -> new Hello(f.rid(), f.integer("proto"), f.text("role"), f.optText("actor_id"),
+                    f.optLong("pid", 0), f.optText("python"), f.optText("cwd"), f.textList("sys_path"),
+                    f.optBool("log_to_driver", true));
+            case "create_actor" -> new CreateActor(f.rid(), f.hex("actor_id", 32), f.text("class_name"),
+                    f.optText("name"), f.object("options"));
+            case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"));
+            case "kill" -> new Kill(f.rid(), f.hex("actor_id", 32));
+            case "get_actor" -> new GetActor(f.rid(), f.text("name"));
+            case "pg_create" -> new PgCreate(f.rid(), f.hex("pg_id", 36), f.optText("name"), f.text("strategy"),
+                    f.array("bundles"), "detached".equals(f.optText("lifetime")));
+            case "pg_remove" -> new PgRemove(f.rid(), f.hex("pg_id", 36));
+            case "pg_table" -> new PgTable(f.rid(), h.hasNonNull("pg_id") ? f.hex("pg_id", 36) : null);
+            case "pg_watch" -> new PgWatch(f.rid(), f.hex("pg_id", 36));
+            case "cluster_state" -> new ClusterState(f.rid());
+            case "status" -> new Status(f.rid());
+            case "shutdown" -> new Shutdown(f.rid());
+            case "actor_ready" -> new ActorReady(f.hex("actor_id", 32));
+            case "actor_failed" -> new ActorFailed(f.hex("actor_id", 32), f.optText("message"));
+            case "result" -> new Result(f.hex("oid", 56), f.text("status"));
+            default -> throw new BadRequest(f.ridOrMinus(), "unknown op '" + clip(op) + "'");
+        };
+    }
+
+    private static String clip(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+    }
+
+    /** Typed field access that names the field and the op on every error. */
+    final class Fields {
+        private final ObjectNode h;
+        private final String op;
+
+        Fields(ObjectNode h) {
+            this.h = h;
+            this.op = h.get("op").asText();
+        }
+
+        long ridOrMinus() {
+            JsonNode r = h.get("rid");
+            return r != null && r.isIntegralNumber() ? r.asLong() : -1;
+        }
+
+        long rid() throws BadRequest {
+            JsonNode r = h.get("rid");
+            if (r == null || !r.isIntegralNumber()) throw bad("field 'rid' (integer) is required");
+            return r.asLong();
+        }
+
+        String text(String name) throws BadRequest {
+            JsonNode v = h.get(name);
+            if (v == null || !v.isTextual()) throw bad("field '" + name + "' (string) is required");
+            return v.asText();
+        }
+
+        String optText(String name) throws BadRequest {
+            JsonNode v = h.get(name);
+            if (v == null || v.isNull()) return null;
+            if (!v.isTextual()) throw bad("field '" + name + "' must be a string");
+            return v.asText();
+        }
+
+        String hex(String name, int chars) throws BadRequest {
+            String v = text(name);
+            if (!beam.util.Ids.isHex(v, chars)) throw bad("field '" + name + "' must be " + chars + " hex characters");
+            return v;
+        }
+
+        int integer(String name) throws BadRequest {
+            JsonNode v = h.get(name);
+            if (v == null || !v.isIntegralNumber()) throw bad("field '" + name + "' (integer) is required");
+            return v.asInt();
+        }
+
+        long optLong(String name, long dflt) throws BadRequest {
+            JsonNode v = h.get(name);
+            if (v == null || v.isNull()) return dflt;
+            if (!v.isIntegralNumber()) throw bad("field '" + name + "' must be an integer");
+            return v.asLong();
+        }
+
+        boolean optBool(String name, boolean dflt) throws BadRequest {
+            JsonNode v = h.get(name);
+            if (v == null || v.isNull()) return dflt;
+            if (!v.isBoolean()) throw bad("field '" + name + "' must be true or false");
+            return v.asBoolean();
+        }
+
+        ObjectNode object(String name) throws BadRequest {
+            JsonNode v = h.get(name);
+            if (v == null || v.isNull()) return h.objectNode();
+            if (!(v instanceof ObjectNode o)) throw bad("field '" + name + "' must be an object");
+            return o;
+        }
+
+        JsonNode array(String name) throws BadRequest {
+            JsonNode v = h.get(name);
+            if (v == null || !v.isArray()) throw bad("field '" + name + "' (list) is required");
+            return v;
+        }
+
+        List<String> textList(String name) throws BadRequest {
+            JsonNode v = h.get(name);
+            List<String> out = new ArrayList<>();
+            if (v == null || v.isNull()) return out;
+            if (!v.isArray()) throw bad("field '" + name + "' must be a list of strings");
+            for (JsonNode e : v) {
+                if (!e.isTextual()) throw bad("field '" + name + "' must be a list of strings");
+                out.add(e.asText());
+            }
+            return out;
+        }
+
+        private BadRequest bad(String message) {
+            return new BadRequest(ridOrMinus(), op + ": " + message);
+        }
+    }
+}

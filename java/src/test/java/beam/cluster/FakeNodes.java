@@ -1,0 +1,71 @@
+package beam.cluster;
+
+import beam.codec.Frame;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Test doubles: a node link that records starts and kills, and a client that records pushes. */
+final class FakeNodes {
+    private FakeNodes() {
+    }
+
+    static final class Link implements NodeLink {
+        final List<ActorRecord> started = new ArrayList<>();
+        final List<ActorRecord> killed = new ArrayList<>();
+
+        @Override
+        public void startActor(ActorRecord actor, List<String> gpuIds) {
+            started.add(actor);
+        }
+
+        @Override
+        public void killActor(ActorRecord actor) {
+            killed.add(actor);
+        }
+    }
+
+    static final class RecordingClient implements Client {
+        final List<Frame> pushed = new ArrayList<>();
+
+        @Override
+        public synchronized void push(Frame frame) {
+            pushed.add(frame);
+        }
+
+        synchronized List<String> ops() {
+            return pushed.stream().map(Frame::op).toList();
+        }
+
+        synchronized List<Frame> frames(String op) {
+            return pushed.stream().filter(f -> f.op().equals(op)).toList();
+        }
+
+        @Override
+        public String jobId() {
+            return "01000000";
+        }
+
+        @Override
+        public boolean logToDriver() {
+            return true;
+        }
+
+        @Override
+        public String describe() {
+            return "test driver";
+        }
+
+        @Override
+        public ProcessContext processContext() {
+            return new ProcessContext(null, null, List.of());
+        }
+    }
+
+    static Node node(String ip, int gpus, int cpus, Link link, boolean head) {
+        Resources r = new Resources().set("GPU", gpus * Resources.UNIT).set("CPU", cpus * Resources.UNIT)
+                .set("node:" + ip, Resources.UNIT);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < gpus; i++) ids.add(String.valueOf(i));
+        return new Node(beam.util.Ids.nodeId(), ip, ip, head, r, ids, link);
+    }
+}

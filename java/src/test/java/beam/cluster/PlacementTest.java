@@ -1,0 +1,157 @@
+package beam.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import beam.codec.FrameCodec;
+import beam.util.Ids;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class PlacementTest {
+    private Cluster cluster;
+    private FakeNodes.Link link;
+    private FakeNodes.RecordingClient driver;
+    private Node a;
+    private Node b;
+    private Node c;
+
+    @BeforeEach
+    void setUp() {
+        cluster = new Cluster("ns");
+        link = new FakeNodes.Link();
+        driver = new FakeNodes.RecordingClient();
+        a = FakeNodes.node("10.0.0.1", 4, 8, link, true);
+        b = FakeNodes.node("10.0.0.2", 4, 8, link, false);
+        c = FakeNodes.node("10.0.0.3", 2, 8, link, false);
+        cluster.addNode(a);
+        cluster.addNode(b);
+        cluster.addNode(c);
+    }
+
+    private static List<Resources> gpus(int count, double each) {
+        return new ArrayList<>(Collections.nCopies(count, new Resources().set("GPU", Resources.toUnits(each))));
+    }
+
+    private String group(String strategy, List<Resources> bundles) throws RequestException {
+        String id = Ids.randomHex(18);
+        cluster.groups().create(driver, id, "", strategy, bundles, false);
+        return id;
+    }
+
+    private List<String> nodesOf(String pg) throws RequestException {
+        ObjectNode t = cluster.groups().table(pg);
+        List<String> ips = new ArrayList<>();
+        for (int i = 0; i < t.get("bundles").size(); i++) {
+            String id = t.get("bundles_to_node_id").path(String.valueOf(i)).asText(null);
+            ips.add(id == null ? null : List.of(a, b, c).stream().filter(n -> n.id.equals(id)).findFirst().orElseThrow().ip);
+        }
+        return ips;
+    }
+
+    @Test
+    void packFillsOneNodeBeforeSpilling() throws Exception {
+        String pg = group("PACK", gpus(6, 1));
+        assertThat(nodesOf(pg)).containsExactly("10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2");
+        assertThat(cluster.groups().table(pg).get("state").asText()).isEqualTo("CREATED");
+        assertThat(driver.ops()).contains("pg_ready");
+    }
+
+    @Test
+    void spreadUsesDistinctNodesFirst() throws Exception {
+        assertThat(nodesOf(group("SPREAD", gpus(4, 1)))).containsExactly("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.1");
+    }
+
+    @Test
+    void strictPackWaitsForOneNodeAndIsPlacedWhenItFrees() throws Exception {
+        String first = group("STRICT_PACK", gpus(3, 1));
+        assertThat(nodesOf(first)).containsOnly("10.0.0.1");
+        String second = group("STRICT_PACK", gpus(4, 1));
+        assertThat(nodesOf(second)).containsOnly("10.0.0.2");
+        String third = group("STRICT_PACK", gpus(4, 1));
+        assertThat(cluster.groups().table(third).get("state").asText()).isEqualTo("PENDING");
+        assertThat(driver.frames("pg_waiting").getLast().header().get("message").asText()).contains("STRICT_PACK");
+        cluster.groups().remove(first);
+        assertThat(nodesOf(third)).containsOnly("10.0.0.1");
+        cluster.groups().remove(first); // second removal is a no-op
+    }
+
+    @Test
+    void strictSpreadNeedsDistinctNodes() throws Exception {
+        assertThat(nodesOf(group("STRICT_SPREAD", gpus(3, 1)))).doesNotHaveDuplicates();
+        String tooMany = group("STRICT_SPREAD", gpus(4, 0.5));
+        assertThat(cluster.groups().table(tooMany).get("state").asText()).isEqualTo("PENDING");
+        assertThat(driver.frames("pg_waiting").getLast().header().get("message").asText())
+                .contains("can never be placed").contains("4 distinct nodes");
+    }
+
+    @Test
+    void infeasibleGroupIsReportedAtOnceAndPlacedWhenABigNodeJoins() throws Exception {
+        String pg = group("PACK", List.of(new Resources().set("GPU", 8 * Resources.UNIT)));
+        String message = driver.frames("pg_waiting").getLast().header().get("message").asText();
+        assertThat(message).contains("can never be placed").contains("GPU").contains("4").contains("10.0.0.1");
+        Node big = FakeNodes.node("10.0.0.9", 8, 8, link, false);
+        cluster.addNode(big);
+        assertThat(cluster.groups().table(pg).get("state").asText()).isEqualTo("CREATED");
+    }
+
+    @Test
+    void actorsInBundlesGetConcreteGpuIdsAndHalvesShare() throws Exception {
+        String pg = group("PACK", gpus(2, 1));
+        ActorOptions half = options(pg, 0, 0.5);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, half, new byte[0]);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, half, new byte[0]);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, options(pg, 1, 1), new byte[0]);
+        assertThat(link.started).hasSize(3);
+        assertThat(link.started.get(0).gpuIds()).isEqualTo(link.started.get(1).gpuIds());
+        assertThat(link.started.get(2).gpuIds()).hasSize(1).doesNotContainAnyElementsOf(link.started.get(0).gpuIds());
+    }
+
+    @Test
+    void actorThatCanNeverFitItsBundleIsRefused() throws Exception {
+        String pg = group("PACK", gpus(2, 1));
+        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, options(pg, 0, 2), new byte[0]))
+                .isInstanceOf(RequestException.class).hasMessageContaining("can never fit");
+        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, options(pg, 5, 1), new byte[0]))
+                .hasMessageContaining("out of range");
+    }
+
+    @Test
+    void removingAGroupKillsItsActorsAndFreesResources() throws Exception {
+        String pg = group("STRICT_PACK", gpus(4, 1));
+        String actorId = Ids.randomHex(16);
+        cluster.createActor(driver, actorId, "A", null, options(pg, 0, 1), new byte[0]);
+        cluster.groups().remove(pg);
+        assertThat(link.killed).extracting(ActorRecord::id).containsExactly(actorId);
+        cluster.onActorExited(actorId, 137, List.of());
+        ObjectNode state = cluster.clusterState();
+        assertThat(state.get("available").get("GPU").asDouble()).isEqualTo(10.0);
+        String oid = Ids.randomHex(28);
+        cluster.call(driver, actorId, oid, FrameCodec.JSON.createObjectNode().put("method", "m"), new byte[0]);
+        assertThat(driver.frames("result").getLast().header().get("message").asText())
+                .contains("placement group was removed");
+    }
+
+    @Test
+    void callsBeforeAliveAreQueuedAndFailedOnDeath() throws Exception {
+        String actorId = Ids.randomHex(16);
+        cluster.createActor(driver, actorId, "A", null, options(null, -1, 1), new byte[0]);
+        for (int i = 0; i < 3; i++) {
+            cluster.call(driver, actorId, Ids.randomHex(28), FrameCodec.JSON.createObjectNode().put("method", "m"), new byte[0]);
+        }
+        cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"));
+        List<String> messages = driver.frames("result").stream().map(f -> f.header().get("message").asText()).toList();
+        assertThat(messages).hasSize(3).allSatisfy(m -> assertThat(m).contains("SIGKILL").contains("MemoryError"));
+        assertThat(cluster.clusterState().get("available").get("GPU").asDouble()).isEqualTo(10.0);
+    }
+
+    private static ActorOptions options(String pg, int bundle, double gpus) {
+        return new ActorOptions(new Resources().set("GPU", Resources.toUnits(gpus)), pg, bundle, Map.of(),
+                FrameCodec.JSON.createObjectNode(), 1, false, false, List.of());
+    }
+}
