@@ -115,6 +115,7 @@ def main() -> int:
     print(f"{WORLD_SIZE} workers ready in {time.time() - t0:.2f} s; GPUs {gpus}; rendezvous at {init_method}; "
           f"all-reduce = {totals[0]}")
 
+    victim_pid = ray.get(workers[-1].pid.remote())
     run_refs = [w.run.remote() for w in workers]
     failure = {}
 
@@ -131,7 +132,6 @@ def main() -> int:
 
     watcher = threading.Thread(target=monitor, daemon=True)
     watcher.start()
-    victim_pid = ray.get(workers[-1].pid.remote())
     killed_at = time.time()
     os.kill(victim_pid, 9)
     watcher.join(timeout=10)

@@ -25,6 +25,17 @@ final class RemoteGate {
             long rid = first.header().path("rid").asLong(-1);
             connection.send(Frames.error(rid, "ConnectionError", "this beam daemon does not accept drivers or nodes over "
                     + "TCP yet: run the driver on this machine (it connects through the local unix socket)"));
+            // Keep reading (and dropping) what the peer already sent: closing with unread
+            // bytes would make the kernel reset the connection and lose the reply.
+            Thread.ofVirtual().start(() -> {
+                try {
+                    while (connection.read() != null) {
+                        // discard
+                    }
+                } catch (FrameException | IOException ignored) {
+                    // gone
+                }
+            });
             connection.closeAfterFlush();
         } catch (FrameException | IOException e) {
             connection.close();

@@ -18,8 +18,9 @@ import java.util.logging.Logger;
  * The local node's hands: starts one Python worker process per actor, pumps its stdout and
  * stderr into log files and to the actor's owner, reports its exit, and kills it on demand.
  *
- * <p>Threads: {@link #startActor} returns at once; the launch, the two log pumps and the
- * exit watcher run on virtual threads. {@code running} is a concurrent map.
+ * <p>Threads: {@link #startActor} returns at once; launches run in order on one platform
+ * thread; the two log pumps per worker run on virtual threads and exits are reported by the
+ * JDK's process reaper. {@code running} is a concurrent map.
  */
 public final class NodeAgent implements NodeLink {
     private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
@@ -28,6 +29,13 @@ public final class NodeAgent implements NodeLink {
     private final Path socketPath;
     private final Path logDir;
     private final Map<String, Process> running = new ConcurrentHashMap<>();
+    /**
+     * Workers are forked from this one long-lived platform thread: a worker asks the kernel
+     * (PR_SET_PDEATHSIG) to kill it when the thread that forked it ends, so that thread must
+     * live as long as the daemon; a pooled or virtual thread's carrier would not.
+     */
+    private final java.util.concurrent.ExecutorService launcher = java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> Thread.ofPlatform().daemon().name("actor-launcher").unstarted(r));
 
     public NodeAgent(Cluster cluster, Path socketPath, Path logDir) {
         this.cluster = cluster;
@@ -38,7 +46,7 @@ public final class NodeAgent implements NodeLink {
     @Override
     public void startActor(ActorRecord actor, List<String> gpuIds) {
         ProcessContext ctx = actor.owner().processContext();
-        Thread.ofVirtual().name("launch " + actor.id()).start(() -> launch(actor, gpuIds, ctx));
+        launcher.execute(() -> launch(actor, gpuIds, ctx));
     }
 
     private void launch(ActorRecord actor, List<String> gpuIds, ProcessContext ctx) {

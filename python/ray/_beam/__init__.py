@@ -1,0 +1,1 @@
+"""beam internals: framing, connection, client state, actors, objects and the worker."""

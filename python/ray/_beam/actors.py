@@ -1,0 +1,199 @@
+"""``ray.remote`` for classes: ActorClass, ActorHandle, ActorMethod, kill, get_actor.
+
+beam supports actors only (vLLM uses only actors): ``@ray.remote`` on a function raises a
+TypeError saying so. The method list and whether the class is async are computed here and
+sent with create_actor, so the daemon can reject bad method names without unpickling.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Dict, Optional
+
+import cloudpickle
+
+from ray._beam import client, ids, options
+from ray._beam.ids import ActorID
+from ray._beam.objects import ObjectRef
+from ray._beam.submit import top_level_refs
+
+_DAG_MSG = "compiled graphs are not supported by beam (ray.dag / .bind())"
+_REMOTE_USAGE = ("The @ray.remote decorator must be applied either with no arguments and no "
+                 "parentheses, for example '@ray.remote', or it must be applied using some of "
+                 "the arguments in the list ['num_cpus', 'num_gpus', 'resources', 'name', "
+                 "'scheduling_strategy', 'runtime_env', 'max_concurrency', ...], for example "
+                 "'@ray.remote(num_gpus=1, max_concurrency=4)'.")
+
+
+def remote(*args, **kwargs):
+    """``@ray.remote`` / ``@ray.remote(**options)`` / ``ray.remote(Cls)``."""
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return _make(args[0], {})
+    if args:
+        raise TypeError(_REMOTE_USAGE)
+    return lambda obj: _make(obj, kwargs)
+
+
+def _make(obj, opts: Dict[str, Any]):
+    if inspect.isclass(obj):
+        options.check(opts)
+        return ActorClass(obj, opts)
+    raise TypeError(
+        f"beam supports actors only: @ray.remote was applied to {obj!r}, which is not a "
+        "class. Remote functions (tasks) are not implemented; vLLM uses only actors. Wrap "
+        "the function in a class with a method and use an actor instead.")
+
+
+class ActorClass:
+    """What ``ray.remote(Cls)`` returns: ``.remote(...)`` creates an actor."""
+
+    def __init__(self, cls, opts: Dict[str, Any]):
+        self.__ray_class__ = cls
+        self._default_options = dict(opts)
+        self.__name__ = cls.__name__
+        self.__qualname__ = getattr(cls, "__qualname__", cls.__name__)
+        self.__module__ = cls.__module__
+        self.__doc__ = cls.__doc__
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"Actors cannot be instantiated directly. Instead of "
+                        f"'{self.__name__}()', use '{self.__name__}.remote()'.")
+
+    def options(self, **opts) -> "_BoundActorClass":
+        options.check(opts)
+        return _BoundActorClass(self, {**self._default_options, **opts})
+
+    def remote(self, *args, **kwargs) -> "ActorHandle":
+        return create(self.__ray_class__, self._default_options, args, kwargs)
+
+    def bind(self, *args, **kwargs):
+        raise NotImplementedError(_DAG_MSG)
+
+
+class _BoundActorClass:
+    def __init__(self, actor_class: ActorClass, opts: Dict[str, Any]):
+        self._actor_class = actor_class
+        self._options = opts
+
+    def options(self, **opts) -> "_BoundActorClass":
+        options.check(opts)
+        return _BoundActorClass(self._actor_class, {**self._options, **opts})
+
+    def remote(self, *args, **kwargs) -> "ActorHandle":
+        return create(self._actor_class.__ray_class__, self._options, args, kwargs)
+
+    def bind(self, *args, **kwargs):
+        raise NotImplementedError(_DAG_MSG)
+
+
+def create(cls, opts: Dict[str, Any], args: tuple, kwargs: dict) -> "ActorHandle":
+    """Send create_actor (a short request: the daemon answers once it has validated it)."""
+    c = client.ensure()
+    name = opts.get("name") or None
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be None or a string, got type {type(name)}.")
+    if name and opts.get("get_if_exists"):
+        try:
+            return get_actor(name)
+        except ValueError:
+            pass
+    wire = options.wire_options(opts, cls, c.job_runtime_env)
+    if top_level_refs(args, kwargs):  # creation args are resolved before sending, blocking
+        args = tuple(_value(c, a) for a in args)
+        kwargs = {k: _value(c, v) for k, v in kwargs.items()}
+    payload = cloudpickle.dumps((cls, args, kwargs))
+    actor_id = ids.new_actor_id(c.job_id)
+    c.request("create_actor", {"actor_id": actor_id, "class_name": cls.__name__,
+                               "name": name, "options": wire}, payload)
+    return ActorHandle(actor_id, cls.__name__, wire["methods"], wire["is_async"],
+                       wire["max_concurrency"])
+
+
+def _value(c, a):
+    return c.table.get([a.hex()], None)[0] if isinstance(a, ObjectRef) else a
+
+
+class ActorHandle:
+    """A handle to an actor; ``handle.method.remote(...)`` returns an ObjectRef at once."""
+
+    def __init__(self, actor_id: str, class_name: str, methods, is_async: bool = False,
+                 max_concurrency: int = 1):
+        self._ray_actor_id_hex = actor_id
+        self._ray_class_name = class_name
+        self._ray_methods = frozenset(methods)
+        self._ray_is_async = is_async
+        self._ray_max_concurrency = max_concurrency
+
+    @property
+    def _actor_id(self) -> ActorID:
+        return ActorID(self._ray_actor_id_hex)
+
+    def __getattr__(self, name: str):
+        methods = self.__dict__.get("_ray_methods", ())
+        if name in methods:
+            return ActorMethod(self, name)
+        raise AttributeError(f"'ActorHandle' object has no attribute '{name}'")
+
+    def __repr__(self):
+        return f"Actor({self._ray_class_name}, {self._ray_actor_id_hex})"
+
+    def __eq__(self, other):
+        return isinstance(other, ActorHandle) and other._ray_actor_id_hex == self._ray_actor_id_hex
+
+    def __hash__(self):
+        return hash(self._ray_actor_id_hex)
+
+    def __reduce__(self):
+        return (ActorHandle, (self._ray_actor_id_hex, self._ray_class_name,
+                              sorted(self._ray_methods), self._ray_is_async,
+                              self._ray_max_concurrency))
+
+
+ActorHandle.__module__ = "ray.actor"
+
+
+class ActorMethod:
+    """``handle.method``: ``.remote(*args, **kwargs)`` and ``.options(...)``."""
+
+    def __init__(self, handle: ActorHandle, name: str):
+        self._handle = handle
+        self._method_name = name
+
+    def remote(self, *args, **kwargs) -> ObjectRef:
+        c = client.ensure()
+        return c.submitter.submit(self._handle._ray_actor_id_hex, self._method_name, args, kwargs)
+
+    def options(self, **opts) -> "ActorMethod":
+        num_returns = opts.get("num_returns", 1)
+        if num_returns != 1:
+            raise ValueError("beam supports num_returns=1 only")
+        return self
+
+    def bind(self, *args, **kwargs):
+        raise NotImplementedError(_DAG_MSG)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"Actor methods cannot be called directly. Instead of running "
+                        f"'object.{self._method_name}()', try "
+                        f"'object.{self._method_name}.remote()'.")
+
+
+ActorMethod.__module__ = "ray.actor"
+ActorClass.__module__ = "ray.actor"
+
+
+def kill(actor, *, no_restart: bool = True) -> None:
+    if not isinstance(actor, ActorHandle):
+        raise ValueError("ray.kill() only supported for actors. For tasks, try ray.cancel(). "
+                         f"Got: {type(actor)}.")
+    client.ensure().request("kill", {"actor_id": actor._ray_actor_id_hex,
+                                     "no_restart": bool(no_restart)})
+
+
+def get_actor(name: str, namespace: Optional[str] = None) -> ActorHandle:
+    if not name or not isinstance(name, str):
+        raise ValueError("Please supply a non-empty value to get_actor")
+    reply = client.ensure().request("get_actor", {"name": name})
+    return ActorHandle(reply["actor_id"], reply.get("class_name", "Actor"),
+                       reply.get("methods") or (), bool(reply.get("is_async")),
+                       int(reply.get("max_concurrency") or 1))

@@ -1,0 +1,248 @@
+"""Process-wide beam client: the one connection, the object table, and init/shutdown.
+
+A driver gets its Client from ``ray.init``; an actor worker builds one at start-up (role
+``worker``) so the whole ray API works inside actors over the worker's own connection.
+The reader thread feeds pushes (results, placement group events, logs) into local state;
+API calls on any thread read that state under short locks.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import shutil
+import sys
+import threading
+from typing import Optional
+
+from ray._beam import discovery, errors
+from ray._beam.connection import Connection
+from ray._beam.objects import ObjectTable
+from ray._beam.pgs import PgTracker
+from ray._beam.submit import Submitter
+from ray.exceptions import ActorDiedError, RaySystemError
+
+logger = logging.getLogger("ray")
+
+PROTO = 1
+
+_state_lock = threading.RLock()
+_client: Optional["Client"] = None
+
+
+class Client:
+    """One connection to the local daemon plus everything that hangs off it."""
+
+    def __init__(self, address: str, role: str = "driver", *, actor_id: Optional[str] = None,
+                 log_to_driver: bool = True, namespace: Optional[str] = None,
+                 runtime_env: Optional[dict] = None, private_dir: Optional[str] = None,
+                 handlers: Optional[dict] = None):
+        self.role = role
+        self.log_to_driver = log_to_driver
+        self.job_runtime_env = dict(runtime_env or {})
+        self.private_dir = private_dir
+        self.table = ObjectTable()
+        self.conn = Connection(address, on_close=self._on_close)
+        self.submitter = Submitter(self.conn, self.table)
+        self.pgs = PgTracker(self)
+        self.actor: Optional[dict] = None  # the actor_init header, inside an actor worker
+        self._closing = False
+        self.on_lost = None  # extra callback when the link drops (the worker exits on it)
+        for op, handler in (("result", self._on_result), ("log", self._on_log),
+                            ("pg_ready", self.pgs.on_ready), ("pg_removed", self.pgs.on_removed),
+                            ("pg_waiting", self.pgs.on_waiting), *(handlers or {}).items()):
+            self.conn.on(op, handler)
+        self.conn.start()
+        hello = {"proto": PROTO, "role": role, "pid": os.getpid()}
+        if role == "worker":
+            hello["actor_id"] = actor_id
+        # Workers send these too: actors they create are spawned with the same interpreter,
+        # cwd and sys.path (the daemon takes them from the creator's hello).
+        hello.update(python=sys.executable, cwd=os.getcwd(), sys_path=list(sys.path),
+                     log_to_driver=bool(log_to_driver))
+        if namespace is not None:
+            hello["namespace"] = namespace
+        try:
+            self.info = self.conn.request("hello", hello, timeout=60)
+        except BaseException:
+            self.conn.close()
+            raise
+        self.node_id: str = self.info.get("node_id", "")
+        self.node_ip: str = self.info.get("node_ip", "127.0.0.1")
+        self.job_id: str = self.info.get("job_id") or "01000000"
+        self.namespace: str = namespace or self.info.get("namespace") or ""
+        self.gcs_address: str = self.info.get("gcs_address", "")
+        self.session_dir: str = self.info.get("session_dir", "")
+
+    # -- pushes (reader thread; never block) --------------------------------------------
+
+    def _on_result(self, header: dict, payload: bytes) -> None:
+        oid = header.get("oid")
+        status = header.get("status")
+        if status == "ok":
+            self.table.resolve(oid, data=payload)
+        else:
+            self.table.resolve(oid, error=errors.from_result(header, payload))
+
+    def _on_log(self, header: dict, payload: bytes) -> None:
+        if not self.log_to_driver:
+            return
+        stream = sys.stderr if header.get("stream") == "stderr" else sys.stdout
+        prefix = f"({header.get('class_name', 'Actor')} pid={header.get('pid', '?')}) "
+        text = payload.decode("utf-8", errors="replace")
+        try:
+            stream.write("".join(prefix + line + "\n" for line in text.splitlines()))
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def _on_close(self, reason: str) -> None:
+        if self._closing:
+            msg = "ray.shutdown() was called while this object was still pending"
+            self.pgs.fail_all(msg)
+            self.table.fail_pending(lambda: RaySystemError(msg))
+        else:  # the daemon (and with it every local actor) is gone: pending calls died
+            self.pgs.fail_all(reason)
+            self.table.fail_pending(lambda: ActorDiedError(
+                f"{ActorDiedError.BASE_ERROR_MSG}\nThe actor is unreachable because {reason}."))
+        if self.on_lost is not None:
+            self.on_lost(reason)
+
+    # -- requests ------------------------------------------------------------------------
+
+    def request(self, op: str, fields: Optional[dict] = None, payload: bytes = b"",
+                timeout: Optional[float] = None) -> dict:
+        return self.conn.request(op, fields, payload, timeout=timeout)
+
+    def close(self) -> None:
+        """Fail pending objects, stop a private cluster we own, drop the connection."""
+        self._closing = True
+        if self.private_dir is not None and not self.conn.closed:
+            try:
+                self.conn.request("shutdown", {}, timeout=10)
+            except Exception as e:  # the daemon may already be gone; nothing to stop then
+                logger.debug("beam: shutdown request failed: %s", e)
+        self.conn.close("ray.shutdown() was called")
+        if self.private_dir is not None:
+            shutil.rmtree(self.private_dir, ignore_errors=True)
+
+
+def current_table() -> Optional[ObjectTable]:
+    c = _client
+    return c.table if c is not None else None
+
+
+def get_client() -> Optional[Client]:
+    return _client
+
+
+def ensure() -> Client:
+    """The connected client; auto-connects with ``ray.init()`` as Ray does."""
+    c = _client
+    if c is not None:
+        return c
+    init()
+    return _client
+
+
+def is_initialized() -> bool:
+    return _client is not None
+
+
+def set_worker_client(c: Client) -> None:
+    """Install the actor worker's client as this process's client."""
+    global _client
+    with _state_lock:
+        _client = c
+
+
+class RayContext(dict):
+    """What ``ray.init`` returns: Ray's address info, as a dict and as attributes."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def address_info(self):
+        return dict(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        shutdown()
+
+
+def _context(c: Client) -> RayContext:
+    return RayContext(node_ip_address=c.node_ip, raylet_ip_address=c.node_ip,
+                      address=c.gcs_address, gcs_address=c.gcs_address,
+                      session_dir=c.session_dir, node_id=c.node_id, job_id=c.job_id,
+                      namespace=c.namespace, dashboard_url="", webui_url="")
+
+
+def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resources=None,
+         ignore_reinit_error: bool = False, runtime_env=None, log_to_driver: bool = True,
+         namespace: Optional[str] = None, **ignored) -> RayContext:
+    """Connect to the local daemon (or start a private one); see discovery.resolve."""
+    global _client
+    with _state_lock:
+        if _client is not None:
+            if ignore_reinit_error:
+                logger.info("Calling ray.init() again after it has already been called.")
+                return _context(_client)
+            raise RuntimeError(
+                "Maybe you called ray.init twice by accident? This error can be suppressed by "
+                "passing in 'ignore_reinit_error=True' or by calling 'ray.shutdown()' prior "
+                "to 'ray.init()'.")
+        if runtime_env is not None and not isinstance(runtime_env, dict):
+            raise TypeError(f"runtime_env must be a dict or RuntimeEnv, got {type(runtime_env)}")
+        target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources))
+        try:
+            c = Client(target.address, "driver", log_to_driver=log_to_driver,
+                       namespace=namespace, runtime_env=runtime_env,
+                       private_dir=target.private_dir)
+        except BaseException:
+            if target.private_dir is not None:
+                _stop_private(target)
+            raise
+        _client = c
+        return _context(c)
+
+
+def _stop_private(target) -> None:
+    """Stop a private cluster whose first connection failed (best effort)."""
+    try:
+        conn = Connection(target.address)
+        conn.start()
+        conn.request("hello", {"proto": PROTO, "role": "driver", "pid": os.getpid()}, timeout=10)
+        conn.request("shutdown", {}, timeout=10)
+        conn.close()
+    except Exception:
+        pass
+    shutil.rmtree(target.private_dir, ignore_errors=True)
+
+
+def shutdown(_exiting_interpreter: bool = False) -> None:
+    """Disconnect (idempotent). Pending gets fail with a clear error. No-op inside actors."""
+    global _client
+    with _state_lock:
+        c = _client
+        if c is None or c.role == "worker":
+            return
+        _client = None
+    c.close()
+
+
+def _after_fork_in_child() -> None:
+    # The child shares the parent's socket; it must not use (or shut down) that link.
+    global _client
+    _client = None
+
+
+atexit.register(shutdown)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,0 +1,121 @@
+"""Frame codec for the beam wire protocol (docs/PROTOCOL.md, "Frame").
+
+A frame is ``[u32 big-endian header length][JSON header][payload of plen bytes]``.
+These are pure functions over bytes so they can be tested against the golden frames in
+``tests/golden/frames.json`` without sockets; the Java side (``beam.codec.FrameCodec``)
+is tested against the same file. Sizes are checked before anything is allocated, so a
+hostile or corrupt length can never make us allocate a gigabyte by accident.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Callable, Tuple
+
+MAX_HEADER_BYTES = 1 << 20  # 1 MiB
+MAX_PAYLOAD_BYTES = 1 << 30  # 1 GiB
+
+_LEN = struct.Struct(">I")
+
+
+class FrameError(ValueError):
+    """A frame broke the framing rules; the connection that sent it must be closed."""
+
+
+def encode_header(header: dict) -> bytes:
+    """The exact byte form of a header: compact JSON, insertion order, raw UTF-8.
+
+    The golden frames are written with this function, so Java and Python agree byte for
+    byte on what a given header dict looks like on the wire.
+    """
+    return json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def encode_frame(header: dict, payload: bytes = b"") -> bytes:
+    """Encode one frame. ``plen`` is added (last) when there is a payload and it is unset."""
+    head, payload = _prepare(header, payload)
+    return _LEN.pack(len(head)) + head + bytes(payload)
+
+
+def encode_parts(header: dict, payload: bytes = b"") -> Tuple[bytes, bytes]:
+    """Like encode_frame but returns (prefix+header, payload) so a big payload is not copied."""
+    head, payload = _prepare(header, payload)
+    return _LEN.pack(len(head)) + head, payload
+
+
+def _prepare(header: dict, payload) -> Tuple[bytes, bytes]:
+    if not isinstance(header, dict) or not isinstance(header.get("op"), str):
+        raise FrameError("frame header must be a dict with a string 'op'")
+    plen = len(payload)
+    if plen > MAX_PAYLOAD_BYTES:
+        raise FrameError(f"payload of {plen} bytes exceeds the limit of {MAX_PAYLOAD_BYTES} bytes")
+    if plen and "plen" not in header:
+        header = {**header, "plen": plen}
+    elif header.get("plen", 0) != plen:
+        raise FrameError(f"header plen {header.get('plen')} does not match payload length {plen}")
+    head = encode_header(header)
+    if not 1 <= len(head) <= MAX_HEADER_BYTES:
+        raise FrameError(f"header of {len(head)} bytes exceeds the limit of {MAX_HEADER_BYTES} bytes")
+    return head, payload
+
+
+def parse_header_length(prefix: bytes) -> int:
+    """Validate the 4-byte length prefix and return the header length."""
+    (hlen,) = _LEN.unpack(prefix)
+    if hlen == 0:
+        raise FrameError("frame header length is 0")
+    if hlen > MAX_HEADER_BYTES:
+        raise FrameError(f"frame header length {hlen} exceeds the limit of {MAX_HEADER_BYTES} bytes")
+    return hlen
+
+
+def parse_header(raw: bytes) -> Tuple[dict, int]:
+    """Parse header bytes; return (header, plen). Raises FrameError on any rule break."""
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise FrameError(f"frame header is not valid UTF-8 JSON: {e}") from None
+    if not isinstance(header, dict):
+        raise FrameError("frame header is not a JSON object")
+    if not isinstance(header.get("op"), str):
+        raise FrameError("frame header has no string 'op'")
+    plen = header.get("plen", 0)
+    if isinstance(plen, bool) or not isinstance(plen, int) or plen < 0:
+        raise FrameError(f"frame 'plen' must be a non-negative integer, got {plen!r}")
+    if plen > MAX_PAYLOAD_BYTES:
+        raise FrameError(f"frame payload length {plen} exceeds the limit of {MAX_PAYLOAD_BYTES} bytes")
+    return header, plen
+
+
+def decode_frame(buf: bytes) -> Tuple[dict, bytes, int] | None:
+    """Decode one frame from the start of ``buf``.
+
+    Returns (header, payload, bytes consumed), or None if ``buf`` holds only part of a frame.
+    """
+    if len(buf) < 4:
+        return None
+    hlen = parse_header_length(bytes(buf[:4]))
+    if len(buf) < 4 + hlen:
+        return None
+    header, plen = parse_header(bytes(buf[4:4 + hlen]))
+    end = 4 + hlen + plen
+    if len(buf) < end:
+        return None
+    return header, bytes(buf[4 + hlen:end]), end
+
+
+def read_frame(read_exact: Callable[[int], bytes]) -> Tuple[dict, bytes]:
+    """Read one frame using ``read_exact(n)``, which returns exactly n bytes or raises EOFError.
+
+    EOF before the first byte of a frame raises EOFError (a clean close); EOF inside a
+    frame raises FrameError.
+    """
+    prefix = read_exact(4)
+    hlen = parse_header_length(prefix)
+    try:
+        header, plen = parse_header(read_exact(hlen))
+        payload = read_exact(plen) if plen else b""
+    except EOFError:
+        raise FrameError("connection closed in the middle of a frame") from None
+    return header, payload

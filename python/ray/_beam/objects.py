@@ -1,0 +1,260 @@
+"""ObjectRef and the per-process object table behind ray.get / ray.wait / ray.put.
+
+Results are pushed to the caller's connection, so every object a process can wait on lives
+in this process's table: call results (filled by the reader thread), ``put`` values and
+placement-group ``ready()`` refs. Waiters block on one condition variable that the reader
+thread notifies (no polling). An entry is dropped when the last ObjectRef to it is garbage
+collected; a result for a dropped entry is ignored.
+
+Refs sent to another process (nested in arguments or return values) carry their value
+when it is ready at pickling time, because beam has no cross-process object fetch; a ref
+sent while still pending cannot be read on the other side (ObjectLostError there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from typing import Callable, Dict, List, Optional
+
+import cloudpickle
+
+from ray.exceptions import GetTimeoutError, ObjectLostError, RayTaskError
+
+PENDING, READY, FAILED = 0, 1, 2
+_NO_VALUE = object()
+
+
+class _Entry:
+    """One object: pending, ready (pickled bytes or a live value) or failed (an exception)."""
+
+    __slots__ = ("state", "data", "value", "error", "callbacks", "refs")
+
+    def __init__(self):
+        self.state = PENDING
+        self.data: Optional[bytes] = None
+        self.value = _NO_VALUE
+        self.error: Optional[BaseException] = None
+        self.callbacks: List[Callable[["_Entry"], None]] = []
+        self.refs = 0
+
+    def load(self):
+        """The value, or raise the stored error (a task error as its cause's class)."""
+        if self.state == FAILED:
+            err = self.error
+            raise err.as_instanceof_cause() if isinstance(err, RayTaskError) else err
+        if self.value is not _NO_VALUE:
+            return self.value
+        return cloudpickle.loads(self.data)
+
+    def dumps(self) -> Optional[bytes]:
+        if self.state != READY:
+            return None
+        return self.data if self.data is not None else cloudpickle.dumps(self.value)
+
+
+class ObjectTable:
+    """All objects this process can wait on. Thread rules: every field under ``_cond``."""
+
+    def __init__(self):
+        # Re-entrant: ObjectRef.__del__ can run (via GC) while this thread holds the lock.
+        self._cond = threading.Condition(threading.RLock())
+        self._entries: Dict[str, _Entry] = {}
+        self._closed: Optional[Callable[[], BaseException]] = None
+
+    def register(self, oid: str) -> "ObjectRef":
+        """Create a pending entry and the first ref to it."""
+        with self._cond:
+            self._entries.setdefault(oid, _Entry())
+        return ObjectRef(oid, self)
+
+    def put_bytes(self, oid: str, data: bytes) -> "ObjectRef":
+        ref = self.register(oid)
+        self.resolve(oid, data=data)
+        return ref
+
+    def resolve(self, oid: str, data: Optional[bytes] = None, value=_NO_VALUE,
+                error: Optional[BaseException] = None) -> None:
+        """Complete an entry (first completion wins) and run its callbacks outside the lock."""
+        with self._cond:
+            entry = self._entries.get(oid)
+            if entry is None or entry.state != PENDING:
+                return
+            if error is not None:
+                entry.state, entry.error = FAILED, error
+            else:
+                entry.state, entry.data, entry.value = READY, data, value
+            callbacks, entry.callbacks = entry.callbacks, []
+            self._cond.notify_all()
+        for cb in callbacks:
+            cb(entry)
+
+    def on_done(self, oid: str, callback: Callable[[_Entry], None]) -> None:
+        """Call ``callback(entry)`` once the object completes (now, if it already has)."""
+        with self._cond:
+            entry = self._lookup(oid)
+            if entry.state == PENDING:
+                entry.callbacks.append(callback)
+                return
+        callback(entry)
+
+    def entry(self, oid: str) -> _Entry:
+        with self._cond:
+            return self._lookup(oid)
+
+    def fail_pending(self, make_error: Callable[[], BaseException]) -> None:
+        """Fail every pending object (shutdown, or the daemon went away); later ones too."""
+        with self._cond:
+            self._closed = make_error
+            pending = [oid for oid, e in self._entries.items() if e.state == PENDING]
+        for oid in pending:
+            self.resolve(oid, error=make_error())
+
+    def get(self, oids: List[str], timeout: Optional[float]) -> list:
+        entries = self.wait_entries(oids, len(oids), timeout)
+        if entries is None:
+            raise GetTimeoutError("Get timed out: some object(s) not ready.")
+        return [e.load() for e in entries]
+
+    def wait_entries(self, oids: List[str], num_ready: int, timeout: Optional[float]):
+        """Block until ``num_ready`` of the objects are done; None on timeout, else entries."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            entries = [self._lookup(oid) for oid in oids]
+            while sum(e.state != PENDING for e in entries) < num_ready:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                self._cond.wait(remaining)
+            return entries
+
+    def ready_mask(self, oids: List[str], num_ready: int, timeout: Optional[float]) -> List[bool]:
+        """For ray.wait: which objects are done after waiting for ``num_ready`` or the timeout."""
+        self.wait_entries(oids, num_ready, timeout)
+        with self._cond:
+            return [self._lookup(oid).state != PENDING for oid in oids]
+
+    def incref(self, oid: str) -> None:
+        with self._cond:
+            entry = self._entries.get(oid)
+            if entry is not None:
+                entry.refs += 1
+
+    def decref(self, oid: str) -> None:
+        with self._cond:
+            entry = self._entries.get(oid)
+            if entry is not None:
+                entry.refs -= 1
+                if entry.refs <= 0 and not entry.callbacks:
+                    del self._entries[oid]
+
+    def adopt(self, oid: str, data: Optional[bytes]) -> None:
+        """Make an entry for a ref that arrived by pickle (with its value, if it had one)."""
+        with self._cond:
+            if oid in self._entries:
+                return
+            entry = self._entries[oid] = _Entry()
+            if data is not None:
+                entry.state, entry.data = READY, data
+            else:
+                entry.state = FAILED
+                entry.error = ObjectLostError(
+                    oid, None, "The ObjectRef was still pending when it was sent to this "
+                    "process; beam cannot fetch objects owned by another process. Pass the "
+                    "ref as a top-level argument (it is then resolved by the caller).")
+
+    def __len__(self):
+        with self._cond:
+            return len(self._entries)
+
+    def _lookup(self, oid: str) -> _Entry:
+        entry = self._entries.get(oid)
+        if entry is None:  # freed or foreign: it can never complete here (not stored)
+            entry = _Entry()
+            entry.state = FAILED
+            entry.error = (self._closed() if self._closed else
+                           ObjectLostError(oid, None, "The object is unknown in this process."))
+        return entry
+
+
+class ObjectRef:
+    """A reference to an object in this process's table (Ray's ``ray.ObjectRef``)."""
+
+    __slots__ = ("_oid", "_table", "__weakref__")
+
+    def __init__(self, oid: str, table: Optional[ObjectTable] = None):
+        self._oid = oid
+        self._table = table
+        if table is not None:
+            table.incref(oid)
+
+    def hex(self) -> str:
+        return self._oid
+
+    def binary(self) -> bytes:
+        return bytes.fromhex(self._oid)
+
+    def is_nil(self) -> bool:
+        return set(self._oid) <= {"f"}
+
+    def __repr__(self):
+        return f"ObjectRef({self._oid})"
+
+    def __eq__(self, other):
+        return isinstance(other, ObjectRef) and other._oid == self._oid
+
+    def __hash__(self):
+        return hash(self._oid)
+
+    def __del__(self):
+        table = self._table
+        if table is not None:
+            try:
+                table.decref(self._oid)
+            except Exception:
+                pass
+
+    def __reduce__(self):
+        data = self._table.entry(self._oid).dumps() if self._table is not None else None
+        return (_rebuild_ref, (self._oid, data))
+
+    def _on_completed(self, callback: Callable[[object], None]) -> None:
+        """Ray's internal hook: call ``callback(value or exception)`` when done."""
+        def done(entry):
+            try:
+                value = entry.load()
+            except BaseException as e:  # noqa: BLE001 - handed to the callback
+                value = e
+            callback(value)
+        self._require_table().on_done(self._oid, done)
+
+    def future(self) -> concurrent.futures.Future:
+        """A concurrent.futures.Future completed with the value (or the error)."""
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+
+        def done(entry):
+            try:
+                fut.set_result(entry.load())
+            except BaseException as e:  # noqa: BLE001
+                fut.set_exception(e)
+        self._require_table().on_done(self._oid, done)
+        return fut
+
+    def __await__(self):
+        return asyncio.wrap_future(self.future()).__await__()
+
+    def _require_table(self) -> ObjectTable:
+        if self._table is None:
+            raise RuntimeError("this ObjectRef does not belong to a connected beam client")
+        return self._table
+
+
+def _rebuild_ref(oid: str, data: Optional[bytes]) -> ObjectRef:
+    from ray._beam import client
+
+    table = client.current_table()
+    if table is not None:
+        table.adopt(oid, data)
+    return ObjectRef(oid, table)

@@ -1,0 +1,252 @@
+"""Placement groups: the PlacementGroup object, Ray's argument checks, and ready tracking.
+
+State machine of a group as this process sees it: unknown -> ready (``pg_ready`` pushed)
+-> removed (``pg_removed`` pushed, or we removed it). ``ready()`` hands out an ObjectRef
+resolved with the PlacementGroup when the group is placed, so it works in ray.get and
+ray.wait. The daemon pushes events to the connection that created a group; for a group
+made elsewhere (handed to us, or the actor's own) we subscribe with ``pg_watch`` (the daemon
+then pushes that group's events to us too); with a daemon that lacks ``pg_watch`` we re-ask
+``pg_table`` once a second until the group settles.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Dict, List, Optional, Tuple
+
+from ray._beam import ids
+from ray._beam.ids import PlacementGroupID
+from ray.exceptions import RaySystemError, TaskPlacementGroupRemoved
+
+logger = logging.getLogger("ray")
+
+VALID_STRATEGIES = {"PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"}
+_EXAMPLE = "For example: `[{'CPU': 1.0}, {'GPU': 1.0}]`."
+
+
+class PlacementGroup:
+    """A handle to a placement group (Ray's ``ray.util.placement_group.PlacementGroup``)."""
+
+    def __init__(self, id: PlacementGroupID, bundle_cache: Optional[List[Dict]] = None):
+        self.id = id
+        self.bundle_cache = bundle_cache
+
+    @staticmethod
+    def empty() -> "PlacementGroup":
+        return PlacementGroup(PlacementGroupID("f" * 36))
+
+    @property
+    def is_empty(self) -> bool:
+        return self.id.is_nil()
+
+    @property
+    def bundle_specs(self) -> List[Dict[str, float]]:
+        if self.bundle_cache is None:
+            entry = table(self)
+            bundles = entry.get("bundles", {})
+            self.bundle_cache = [bundles[i] for i in sorted(bundles)]
+        return self.bundle_cache
+
+    @property
+    def bundle_count(self) -> int:
+        return len(self.bundle_specs)
+
+    def ready(self):
+        """An ObjectRef resolved with this group once it is placed."""
+        from ray._beam import client
+
+        c = client.ensure()
+        ref = c.table.register(ids.new_object_id())
+        c.pgs.watch(self, ref.hex())
+        return ref
+
+    def wait(self, timeout_seconds: float = 30) -> bool:
+        """True if the group is placed within ``timeout_seconds``."""
+        import ray
+
+        ready, _ = ray.wait([self.ready()], timeout=timeout_seconds)
+        return len(ready) == 1
+
+    def __eq__(self, other):
+        return isinstance(other, PlacementGroup) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+
+PlacementGroup.__module__ = "ray.util.placement_group"
+
+
+def validate(bundles, strategy: str, lifetime) -> List[Dict[str, float]]:
+    """Ray's checks on placement_group() arguments; returns the bundles with float amounts."""
+    if not isinstance(bundles, list):
+        raise ValueError(f"Placement group bundles must be a list, got {type(bundles)}.")
+    if len(bundles) == 0:
+        raise ValueError("Bundles must be a non-empty list of resource dictionaries. "
+                         f"{_EXAMPLE} Got empty list instead.")
+    out = []
+    for bundle in bundles:
+        if (not isinstance(bundle, dict)
+                or not all(isinstance(k, str) for k in bundle)
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                           for v in bundle.values())):
+            raise ValueError(f"Bundles must be a non-empty list of resource dictionaries. {_EXAMPLE}")
+        if len(bundle) == 0 or all(v == 0 for v in bundle.values()):
+            raise ValueError("Bundles cannot be an empty dictionary or resources with only 0 "
+                             f"values. Bundles: {bundles}")
+        if any(v < 0 for v in bundle.values()):
+            raise ValueError(f"Bundle resource amounts must be non-negative. Bundles: {bundles}")
+        out.append({k: float(v) for k, v in bundle.items()})
+    if strategy not in VALID_STRATEGIES:
+        raise ValueError(f"Invalid placement group strategy {strategy}. Supported strategies "
+                         f"are: {sorted(VALID_STRATEGIES)}.")
+    if lifetime not in (None, "detached"):
+        raise ValueError("Placement group `lifetime` argument must be either `None` or "
+                         f"'detached'. Got {lifetime}.")
+    return out
+
+
+def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> PlacementGroup:
+    from ray._beam import client
+
+    specs = validate(bundles, strategy, lifetime)
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, got {type(name)}")
+    c = client.ensure()
+    pg_id = ids.new_pg_id(c.job_id)
+    c.pgs.created(pg_id)
+    c.request("pg_create", {"pg_id": pg_id, "name": name, "strategy": strategy,
+                            "bundles": specs, "lifetime": lifetime})
+    return PlacementGroup(PlacementGroupID(pg_id), [dict(b) for b in specs])
+
+
+def remove(pg: PlacementGroup) -> None:
+    from ray._beam import client
+
+    if not isinstance(pg, PlacementGroup):
+        raise TypeError(f"remove_placement_group expects a PlacementGroup, got {type(pg)}")
+    c = client.ensure()
+    c.request("pg_remove", {"pg_id": pg.id.hex()})
+    c.pgs.on_removed({"pg_id": pg.id.hex()}, b"")
+
+
+def table(pg: Optional[PlacementGroup] = None) -> dict:
+    """Ray's placement_group_table(): one entry for ``pg``, else all keyed by id hex."""
+    from ray._beam import client
+
+    c = client.ensure()
+    fields = {"pg_id": pg.id.hex()} if pg is not None else {}
+    reply = c.request("pg_table", fields)
+    raw = reply.get("table") or {}
+    if pg is not None:
+        return normalize_entry(raw)
+    return {k: normalize_entry(v) for k, v in raw.items()}
+
+
+def normalize_entry(entry: dict) -> dict:
+    """Bundle indices as ints and amounts as floats, as Ray's table has them."""
+    entry = dict(entry)
+    if isinstance(entry.get("bundles"), dict):
+        entry["bundles"] = {int(i): {k: float(v) for k, v in b.items()}
+                            for i, b in entry["bundles"].items()}
+    if isinstance(entry.get("bundles_to_node_id"), dict):
+        entry["bundles_to_node_id"] = {int(i): n for i, n in entry["bundles_to_node_id"].items()}
+    return entry
+
+
+def current() -> Optional[PlacementGroup]:
+    """The placement group of the actor we run in; None in a driver or outside any group."""
+    from ray._beam import client
+
+    c = client.get_client()
+    pg_id = (c.actor or {}).get("pg_id") if c is not None else None
+    return PlacementGroup(PlacementGroupID(pg_id)) if pg_id else None
+
+
+class PgTracker:
+    """Resolves ready() refs from pushes. Thread rules: ``_lock`` guards the dicts."""
+
+    def __init__(self, client):
+        self._client = client
+        self._lock = threading.Lock()
+        self._state: Dict[str, str] = {}  # pg id -> "ready" | "removed"
+        self._own: set = set()
+        self._waiters: Dict[str, List[Tuple[str, PlacementGroup]]] = {}
+
+    def created(self, pg_id: str) -> None:
+        with self._lock:
+            self._own.add(pg_id)
+
+    def watch(self, pg: PlacementGroup, oid: str) -> None:
+        pg_id = pg.id.hex()
+        with self._lock:
+            state = self._state.get(pg_id)
+            if state is None:
+                self._waiters.setdefault(pg_id, []).append((oid, pg))
+                foreign = pg_id not in self._own
+        if state == "ready":
+            self._client.table.resolve(oid, value=pg)
+        elif state == "removed":
+            self._client.table.resolve(oid, error=TaskPlacementGroupRemoved())
+        elif foreign:
+            self._watch_foreign(pg_id)
+
+    def on_ready(self, header: dict, _payload: bytes = b"") -> None:
+        for oid, pg in self._settle(header.get("pg_id"), "ready"):
+            self._client.table.resolve(oid, value=pg)
+
+    def on_removed(self, header: dict, _payload: bytes = b"") -> None:
+        for oid, _pg in self._settle(header.get("pg_id"), "removed"):
+            self._client.table.resolve(oid, error=TaskPlacementGroupRemoved())
+
+    def on_waiting(self, header: dict, _payload: bytes = b"") -> None:
+        message = header.get("message") or f"Placement group {header.get('pg_id')} is not placed yet."
+        logger.warning("%s", message)
+
+    def fail_all(self, message: str) -> None:
+        with self._lock:
+            waiters = [w for ws in self._waiters.values() for w in ws]
+            self._waiters.clear()
+        for oid, _pg in waiters:
+            self._client.table.resolve(oid, error=RaySystemError(message))
+
+    def _settle(self, pg_id: str, state: str):
+        with self._lock:
+            if self._state.get(pg_id) == "removed":
+                state = "removed"
+            self._state[pg_id] = state
+            return self._waiters.pop(pg_id, [])
+
+    def _watch_foreign(self, pg_id: str) -> None:
+        """Subscribe to a group made elsewhere (``pg_watch``); poll if the daemon lacks it."""
+        try:
+            self._client.request("pg_watch", {"pg_id": pg_id})
+        except ValueError as e:
+            if "unknown op" not in str(e).lower():
+                self.on_removed({"pg_id": pg_id})  # no such group
+                return
+            self._poll_foreign(pg_id)
+        except ConnectionError:
+            pass  # fail_all runs when the link drops
+
+    def _poll_foreign(self, pg_id: str) -> None:
+        if self._client.conn.closed:
+            return
+        try:
+            entry = self._client.request("pg_table", {"pg_id": pg_id}).get("table") or {}
+        except Exception as e:  # noqa: BLE001 - unknown group: fail its waiters
+            entry = {"state": "REMOVED"}
+            logger.debug("beam: pg_table for %s failed: %s", pg_id, e)
+        state = entry.get("state")
+        if state == "CREATED":
+            self.on_ready({"pg_id": pg_id})
+        elif state == "REMOVED":
+            self.on_removed({"pg_id": pg_id})
+        else:
+            with self._lock:
+                if not self._waiters.get(pg_id):
+                    return
+            timer = threading.Timer(1.0, self._poll_foreign, args=(pg_id,))
+            timer.daemon = True
+            timer.start()

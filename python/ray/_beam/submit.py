@@ -1,0 +1,110 @@
+"""Per-actor submission queues: resolve top-level ObjectRef arguments before sending.
+
+As Ray's owner does, the caller replaces every top-level ObjectRef argument by its value
+before a call leaves the process. If all are ready the call is sent at once. Otherwise it
+waits in this actor's queue, and every later call to the same actor queues behind it so
+calls stay in order; the queue drains from the result callback (on the reader thread),
+which only pickles and writes, never waits. A failed dependency fails the call with the
+dependency's error, as in Ray.
+
+Thread rules: ``_lock`` guards ``_queues`` and is held while a call is written so that a
+drain and a direct send cannot overtake each other. Lock order: ``_lock`` then the object
+table's lock (never the reverse: table callbacks run after the table lock is released).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Deque, Dict, List
+
+import cloudpickle
+
+from ray._beam import ids
+from ray._beam.connection import Connection
+from ray._beam.objects import FAILED, PENDING, ObjectRef, ObjectTable
+from ray.exceptions import ActorDiedError
+
+
+class _Call:
+    __slots__ = ("actor_id", "method", "oid", "args", "kwargs", "deps")
+
+    def __init__(self, actor_id, method, oid, args, kwargs, deps):
+        self.actor_id, self.method, self.oid = actor_id, method, oid
+        self.args, self.kwargs, self.deps = args, kwargs, deps
+
+
+def top_level_refs(args, kwargs) -> List[ObjectRef]:
+    return [a for a in (*args, *kwargs.values()) if isinstance(a, ObjectRef)]
+
+
+class Submitter:
+    """Sends ``call`` frames in order per actor, after their arguments are ready."""
+
+    def __init__(self, conn: Connection, table: ObjectTable):
+        self._conn = conn
+        self._table = table
+        self._lock = threading.Lock()
+        self._queues: Dict[str, Deque[_Call]] = {}
+
+    def submit(self, actor_id: str, method: str, args: tuple, kwargs: dict) -> ObjectRef:
+        """Return the result's ref at once; send now or queue until the arguments resolve."""
+        oid = ids.new_object_id()
+        ref = self._table.register(oid)
+        deps = top_level_refs(args, kwargs)
+        call = _Call(actor_id, method, oid, args, kwargs, [d.hex() for d in deps])
+        with self._lock:
+            queue = self._queues.get(actor_id)
+            blocked = any(self._table.entry(d).state == PENDING for d in call.deps)
+            if not queue and not blocked:
+                failed = next((e for e in map(self._table.entry, call.deps)
+                               if e.state == FAILED), None)
+                if failed is not None:
+                    self._table.resolve(oid, error=failed.error)
+                    return ref
+                payload = self._payload(call)  # raises on unpicklable args, as Ray does
+                self._send(call, payload)
+                return ref
+            self._queues.setdefault(actor_id, deque()).append(call)
+        for dep in call.deps:
+            self._table.on_done(dep, lambda _entry, a=actor_id: self._drain(a))
+        return ref
+
+    def _drain(self, actor_id: str) -> None:
+        with self._lock:
+            queue = self._queues.get(actor_id)
+            while queue:
+                call = queue[0]
+                entries = [self._table.entry(d) for d in call.deps]
+                if any(e.state == PENDING for e in entries):
+                    break
+                queue.popleft()
+                failed = next((e for e in entries if e.state == FAILED), None)
+                if failed is not None:
+                    self._table.resolve(call.oid, error=failed.error)
+                    continue
+                try:
+                    payload = self._payload(call)
+                except Exception as e:  # noqa: BLE001 - becomes the call's result
+                    self._table.resolve(call.oid, error=e)
+                    continue
+                self._send(call, payload)
+            if queue is not None and not queue:
+                del self._queues[actor_id]
+
+    def _payload(self, call: _Call) -> bytes:
+        def value(a):
+            return self._table.entry(a.hex()).load() if isinstance(a, ObjectRef) else a
+
+        args = tuple(value(a) for a in call.args)
+        kwargs = {k: value(v) for k, v in call.kwargs.items()}
+        call.args = call.kwargs = None  # drop the refs (and values) we no longer need
+        return cloudpickle.dumps((args, kwargs))
+
+    def _send(self, call: _Call, payload: bytes) -> None:
+        try:
+            self._conn.send("call", {"actor_id": call.actor_id, "method": call.method,
+                                     "oid": call.oid}, payload)
+        except ConnectionError as e:
+            self._table.resolve(call.oid, error=ActorDiedError(
+                f"{ActorDiedError.BASE_ERROR_MSG}\nThe actor is unreachable because {e}."))

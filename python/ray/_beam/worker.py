@@ -1,0 +1,256 @@
+"""Actor worker process: ``python -m ray._beam.worker --socket PATH --actor-id ID``.
+
+The daemon spawns one per actor (environment, CUDA_VISIBLE_DEVICES and cwd already set),
+then sends ``actor_init``; we construct the actor on the main thread and answer
+``actor_ready`` / ``actor_failed``. Calls are then run:
+
+- max_concurrency == 1: one at a time, in arrival order, on the main thread;
+- max_concurrency > 1: on a thread pool of that size;
+- async actors: as coroutines on one asyncio loop in its own thread, at most
+  max_concurrency at once.
+
+The reader thread only queues frames, so results of calls this actor makes itself (the
+ray API works inside actors over the same connection) are never stuck behind user code.
+The process exits when its connection closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import json
+import os
+import queue
+import signal
+import sys
+import threading
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+import cloudpickle
+
+from ray._beam import client as client_mod
+from ray._beam import options
+
+_STOP = object()
+
+
+def _extend_sys_path() -> None:
+    """Make the driver's modules importable (classes pickled by reference need them)."""
+    try:
+        entries = json.loads(os.environ.get("BEAM_DRIVER_SYS_PATH") or "[]")
+    except ValueError:
+        return
+    for entry in entries:
+        if isinstance(entry, str) and entry not in sys.path:
+            sys.path.append(entry)
+
+
+def _die_with_parent() -> None:
+    """PR_SET_PDEATHSIG(SIGKILL): die with the daemon even if user code is stuck.
+
+    Linux sends this when the *thread* that spawned us exits, so the daemon must spawn
+    workers from a long-lived thread; BEAM_NO_PDEATHSIG=1 turns it off.
+    """
+    if not sys.platform.startswith("linux") or os.environ.get("BEAM_NO_PDEATHSIG") == "1":
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _safe_repr(obj) -> str:
+    try:
+        return repr(obj)
+    except Exception:  # noqa: BLE001
+        return f"<{type(obj).__name__} object>"
+
+
+class Worker:
+    """Runs one actor: init, then calls, each answered with a ``result`` frame."""
+
+    def __init__(self, socket_path: str, actor_id: str):
+        self.actor_id = actor_id
+        self.frames: "queue.Queue" = queue.Queue()  # ("init"|"call", header, payload)
+        self.instance = None
+        self.class_name = "Actor"
+        self.client = client_mod.Client(
+            socket_path, "worker", actor_id=actor_id,
+            handlers={"actor_init": lambda h, p: self.frames.put(("init", h, p)),
+                      "call": lambda h, p: self.frames.put(("call", h, p))})
+        self.client.on_lost = self._exit
+        client_mod.set_worker_client(self.client)
+
+    @staticmethod
+    def _exit(_reason: str = "") -> None:
+        if os.environ.get("BEAM_WORKER_DEBUG"):
+            print(f"beam worker exiting: {_reason}", file=sys.stderr, flush=True)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(0)
+
+    def run(self) -> None:
+        kind, header, payload = self.frames.get()
+        while kind != "init":  # calls cannot precede init; ignore anything odd
+            kind, header, payload = self.frames.get()
+        if not self._construct(header, payload):
+            threading.Event().wait(30)  # the daemon closes us; exit regardless
+            self._exit()
+        max_concurrency = int(header.get("max_concurrency") or 1)
+        if header.get("is_async"):
+            self._run_async(max_concurrency)
+        elif max_concurrency > 1:
+            pool = ThreadPoolExecutor(max_concurrency, thread_name_prefix="beam-actor")
+            self._dispatch(lambda h, p: pool.submit(self._call, h, p))
+        else:
+            self._dispatch(self._call)
+
+    def _construct(self, header: dict, payload: bytes) -> bool:
+        c = self.client
+        c.actor = dict(header)
+        for key in ("node_id", "node_ip", "namespace", "gcs_address", "job_id"):
+            if header.get(key):
+                setattr(c, key, header[key])
+        env_vars = (header.get("runtime_env") or {}).get("env_vars") or {}
+        os.environ.update({str(k): str(v) for k, v in env_vars.items()})
+        self.class_name = header.get("class_name") or "Actor"
+        try:
+            cls, args, kwargs = cloudpickle.loads(payload)
+            c.actor["methods"] = options.class_methods(cls)
+            self.instance = cls(*args, **kwargs)
+        except BaseException as e:  # noqa: BLE001 - reported to the daemon, then we exit
+            message = _format_exc(e, skip_frames=1)
+            if os.environ.get("BEAM_WORKER_DEBUG"):
+                print("beam worker: constructor failed:\n" + message, file=sys.stderr, flush=True)
+            c.conn.send("actor_failed", {"actor_id": self.actor_id, "message": message})
+            return False
+        c.conn.send("actor_ready", {"actor_id": self.actor_id})
+        return True
+
+    def _dispatch(self, run_call) -> None:
+        while True:
+            kind, header, payload = self.frames.get()
+            if kind == "call":
+                run_call(header, payload)
+
+    def _run_async(self, max_concurrency: int) -> None:
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, name="beam-asyncio", daemon=True).start()
+        sem_box = {}
+
+        async def run(header, payload):
+            if "sem" not in sem_box:
+                sem_box["sem"] = asyncio.Semaphore(max_concurrency)
+            async with sem_box["sem"]:
+                await self._call_async(header, payload)
+
+        self._dispatch(lambda h, p: asyncio.run_coroutine_threadsafe(run(h, p), loop))
+
+    def _prepare(self, header: dict, payload: bytes):
+        method = header.get("method")
+        args, kwargs = cloudpickle.loads(payload)
+        if method == "__ray_ready__":
+            return (lambda: True), (), {}
+        if method == "__ray_terminate__":
+            return self._exit, (), {}
+        return getattr(self.instance, method), args, kwargs
+
+    def _call(self, header: dict, payload: bytes) -> None:
+        try:
+            fn, args, kwargs = self._prepare(header, payload)
+            result = fn(*args, **kwargs)
+            if inspect.isawaitable(result):
+                result = asyncio.run(_awaited(result))
+        except SystemExit:
+            self._exit()
+        except BaseException as e:  # noqa: BLE001 - becomes the call's task_error
+            self._send_error(header, e)
+            return
+        self._send_ok(header, result)
+
+    async def _call_async(self, header: dict, payload: bytes) -> None:
+        try:
+            fn, args, kwargs = self._prepare(header, payload)
+            result = fn(*args, **kwargs)
+            if inspect.isawaitable(result):
+                result = await result
+        except SystemExit:
+            self._exit()
+        except BaseException as e:  # noqa: BLE001
+            self._send_error(header, e)
+            return
+        self._send_ok(header, result)
+
+    def _send_ok(self, header: dict, result) -> None:
+        try:
+            data = cloudpickle.dumps(result)
+        except Exception as e:  # noqa: BLE001
+            err = TypeError(f"Could not serialize the return value of "
+                            f"{self.class_name}.{header.get('method')}() "
+                            f"(type {type(result).__name__}): {e}")
+            self._send_error(header, err, skip_frames=0)
+            return
+        self._send("result", {"oid": header["oid"], "status": "ok"}, data)
+
+    def _send_error(self, header: dict, exc: BaseException, skip_frames: int = 1) -> None:
+        tb_text = _format_exc(exc, skip_frames)
+        info = {"exc": exc, "tb": tb_text, "class_name": self.class_name,
+                "method": header.get("method"), "pid": os.getpid(), "ip": self.client.node_ip,
+                "actor_id": self.actor_id, "type_name": type(exc).__name__,
+                "repr": _safe_repr(self.instance), "message": str(exc)}
+        try:
+            data = cloudpickle.dumps(info)
+            cloudpickle.loads(data)
+        except Exception:  # noqa: BLE001 - send the text; the driver wraps it
+            info["exc"] = None
+            data = cloudpickle.dumps(info)
+        self._send("result", {"oid": header["oid"], "status": "task_error"}, data)
+
+    def _send(self, op: str, fields: dict, payload: bytes) -> None:
+        try:
+            self.client.conn.send(op, fields, payload)
+        except ConnectionError:
+            self._exit()
+
+
+def _format_exc(exc: BaseException, skip_frames: int) -> str:
+    """The traceback text without this module's own frames (users care about theirs)."""
+    tb = exc.__traceback__
+    for _ in range(skip_frames):
+        if tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+    text = "".join(traceback.format_exception(type(exc), exc, tb))
+    if not text.startswith("Traceback "):
+        text = "Traceback (most recent call last):\n" + text
+    return text
+
+
+async def _awaited(awaitable):
+    return await awaitable
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m ray._beam.worker")
+    parser.add_argument("--socket", required=True)
+    parser.add_argument("--actor-id", required=True)
+    args = parser.parse_args(argv)
+    _extend_sys_path()
+    _die_with_parent()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True)
+        except (AttributeError, ValueError):
+            pass
+    Worker(args.socket, args.actor_id).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""``ray.util.scheduling_strategies``: plain data holders read by ``.options()``.
+
+beam honours PlacementGroupSchedulingStrategy; NodeAffinitySchedulingStrategy and the
+string strategies ("DEFAULT", "SPREAD") are accepted and have no effect.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+
+class PlacementGroupSchedulingStrategy:
+    """Place the actor in ``placement_group`` (bundle ``placement_group_bundle_index``,
+    -1 meaning any bundle)."""
+
+    def __init__(self, placement_group, placement_group_bundle_index: int = -1,
+                 placement_group_capture_child_tasks: Optional[bool] = None):
+        self.placement_group = placement_group
+        self.placement_group_bundle_index = placement_group_bundle_index
+        self.placement_group_capture_child_tasks = placement_group_capture_child_tasks
+
+
+class NodeAffinitySchedulingStrategy:
+    """Run on the node ``node_id`` (``soft``: elsewhere if it is gone)."""
+
+    def __init__(self, node_id: str, soft: bool, _spill_on_unavailable: bool = False,
+                 _fail_on_unavailable: bool = False):
+        self.node_id = node_id
+        self.soft = soft
+        self._spill_on_unavailable = _spill_on_unavailable
+        self._fail_on_unavailable = _fail_on_unavailable
+
+
+class NodeLabelSchedulingStrategy:
+    def __init__(self, hard: dict, *, soft: Optional[dict] = None):
+        self.hard = hard
+        self.soft = soft
+
+
+SchedulingStrategyT = Union[None, str, PlacementGroupSchedulingStrategy,
+                            NodeAffinitySchedulingStrategy, NodeLabelSchedulingStrategy]
+
+__all__ = ["NodeAffinitySchedulingStrategy", "NodeLabelSchedulingStrategy",
+           "PlacementGroupSchedulingStrategy", "SchedulingStrategyT"]

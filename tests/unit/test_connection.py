@@ -1,0 +1,114 @@
+"""Connection against an in-test fake daemon on a real unix socket (no Java needed)."""
+
+import os
+import socket
+import tempfile
+import threading
+
+import pytest
+
+from ray._beam import framing
+from ray._beam.connection import Connection
+
+
+class FakeDaemon:
+    """Accepts one connection and answers with ``handler(header, payload, send)``."""
+
+    def __init__(self, handler):
+        self.dir = tempfile.mkdtemp()
+        self.path = os.path.join(self.dir, "d.sock")
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(self.path)
+        self.server.listen(1)
+        self.handler = handler
+        self.conn = None
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        self.conn, _ = self.server.accept()
+        f = self.conn.makefile("rb")
+
+        def read_exact(n):
+            data = f.read(n)
+            if len(data) < n:
+                raise EOFError
+            return data
+        try:
+            while True:
+                header, payload = framing.read_frame(read_exact)
+                self.handler(header, payload, self.send)
+        except (EOFError, OSError, framing.FrameError):
+            pass
+
+    def send(self, header, payload=b""):
+        frame = framing.encode_frame(header, payload)
+        for i in range(0, len(frame), 5):  # dribble 5 bytes at a time
+            self.conn.sendall(frame[i:i + 5])
+
+    def drop(self):
+        self.conn.shutdown(socket.SHUT_RDWR)
+        self.conn.close()
+
+
+def test_request_reply_push_and_errors():
+    pushes = []
+
+    def handler(h, p, send):
+        if h["op"] == "echo":
+            send({"op": "pushed", "n": 1}, b"xyz")
+            send({"op": "reply", "rid": h["rid"], "ok": True, "got": p.decode()})
+        elif h["op"] == "bad":
+            send({"op": "reply", "rid": h["rid"], "ok": False, "error": "name taken",
+                  "kind": "ValueError"})
+        elif h["op"] == "dead":
+            send({"op": "reply", "rid": h["rid"], "ok": False, "error": "gone",
+                  "kind": "ActorDiedError"})
+    d = FakeDaemon(handler)
+    c = Connection(d.path)
+    got = threading.Event()
+    c.on("pushed", lambda h, p: (pushes.append((h["n"], p)), got.set()))
+    c.start()
+    assert c.request("echo", {"a": 1}, b"hello")["got"] == "hello"
+    assert got.wait(2) and pushes == [(1, b"xyz")]
+    with pytest.raises(ValueError, match="name taken"):
+        c.request("bad")
+    import ray.exceptions
+    with pytest.raises(ray.exceptions.ActorDiedError, match="gone"):
+        c.request("dead")
+    c.close()
+
+
+def test_drop_wakes_every_waiter_with_connection_error():
+    d = FakeDaemon(lambda h, p, send: None)  # never answers
+    lost = []
+    c = Connection(d.path, on_close=lost.append)
+    c.start()
+    errors = []
+
+    def call():
+        try:
+            c.request("slow")
+        except ConnectionError as e:
+            errors.append(str(e))
+    threads = [threading.Thread(target=call) for _ in range(3)]
+    for t in threads:
+        t.start()
+    import time
+    time.sleep(0.2)
+    d.drop()
+    for t in threads:
+        t.join(5)
+    assert len(errors) == 3 and all("daemon went away" in e for e in errors)
+    assert len(lost) == 1
+    with pytest.raises(ConnectionError, match="daemon went away"):
+        c.send("call", {})
+
+
+def test_bad_frame_from_daemon_closes_link():
+    def handler(h, p, send):
+        d.conn.sendall(b"\x00\x00\x00\x00")  # zero-length header
+    d = FakeDaemon(handler)
+    c = Connection(d.path)
+    c.start()
+    with pytest.raises(ConnectionError, match="bad frame"):
+        c.request("x")

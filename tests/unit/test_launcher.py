@@ -1,0 +1,62 @@
+"""Finding Java (>= 21, by the JDK's release file) and the jar, with clear errors."""
+
+import os
+import stat
+
+import pytest
+
+from ray._beam import launcher
+
+
+def _fake_jdk(tmp_path, name, version):
+    home = tmp_path / name
+    (home / "bin").mkdir(parents=True)
+    java = home / "bin" / "java"
+    java.write_text("#!/bin/sh\nexit 0\n")
+    java.chmod(java.stat().st_mode | stat.S_IEXEC)
+    (home / "release").write_text(f'IMPLEMENTOR="x"\nJAVA_VERSION="{version}"\n')
+    return str(java)
+
+
+def test_java_major_from_release(tmp_path):
+    assert launcher.java_major(_fake_jdk(tmp_path, "j25", "25.0.3")) == 25
+    assert launcher.java_major(_fake_jdk(tmp_path, "j8", "1.8.0_392")) == 8
+
+
+def test_find_java_skips_old_jdks(tmp_path, monkeypatch):
+    old = _fake_jdk(tmp_path, "j17", "17.0.9")
+    new = _fake_jdk(tmp_path, "j21", "21.0.2")
+    monkeypatch.setenv("BEAM_JAVA", old)
+    monkeypatch.setenv("JAVA_HOME", os.path.dirname(os.path.dirname(new)))
+    assert launcher.find_java() == new
+
+
+def test_find_java_error_names_what_it_tried(tmp_path, monkeypatch):
+    old = _fake_jdk(tmp_path, "j17", "17.0.9")
+    monkeypatch.setenv("BEAM_JAVA", old)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    monkeypatch.setattr(launcher.glob, "glob", lambda pattern: [])
+    with pytest.raises(launcher.LauncherError) as e:
+        launcher.find_java()
+    assert "Java 21 or newer" in str(e.value) and old in str(e.value) and "version 17" in str(e.value)
+
+
+def test_jar_lookup(tmp_path, monkeypatch):
+    jar = tmp_path / "beam.jar"
+    jar.write_bytes(b"PK")
+    monkeypatch.setenv("BEAM_JAR", str(jar))
+    assert launcher.find_jar() == str(jar)
+    monkeypatch.setenv("BEAM_JAR", str(tmp_path / "missing.jar"))
+    with pytest.raises(launcher.LauncherError, match="BEAM_JAR"):
+        launcher.find_jar()
+
+
+def test_command_shape(tmp_path, monkeypatch):
+    jar = tmp_path / "beam.jar"
+    jar.write_bytes(b"PK")
+    monkeypatch.setenv("BEAM_JAR", str(jar))
+    monkeypatch.setenv("BEAM_JAVA", _fake_jdk(tmp_path, "j25", "25.0.3"))
+    cmd = launcher.command(["start", "--head"])
+    assert cmd[1:] == ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
+                       str(jar), "beam.cli.Main", "start", "--head"]

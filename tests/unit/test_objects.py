@@ -1,0 +1,76 @@
+"""The object table alone: ordering, timeouts, errors, refcounts, threads (no daemon)."""
+
+import threading
+
+import cloudpickle
+import pytest
+
+from ray._beam import ids
+from ray._beam.objects import ObjectTable
+from ray.exceptions import ActorDiedError, GetTimeoutError
+
+
+def test_ids_have_rays_lengths():
+    assert len(ids.new_object_id()) == 56 and ids.new_object_id().endswith("00000000")
+    assert len(ids.new_actor_id("01000000")) == 32
+    assert ids.new_actor_id("01000000").endswith("01000000")
+    assert len(ids.new_pg_id("01000000")) == 36
+    assert ids.new_object_id() != ids.new_object_id()
+
+
+def test_get_timeout_then_result_from_another_thread():
+    t = ObjectTable()
+    ref = t.register("aa" * 28)
+    with pytest.raises(GetTimeoutError, match="Get timed out: some object"):
+        t.get([ref.hex()], 0.05)
+    threading.Timer(0.05, t.resolve, args=(ref.hex(),), kwargs={"data": cloudpickle.dumps(7)}).start()
+    assert t.get([ref.hex()], 5) == [7]
+    assert repr(ref) == f"ObjectRef({'aa' * 28})"
+
+
+def test_ready_mask_keeps_input_order():
+    t = ObjectTable()
+    refs = [t.register(f"{i:056x}") for i in range(4)]
+    t.resolve(refs[2].hex(), data=cloudpickle.dumps(2))
+    t.resolve(refs[0].hex(), error=ActorDiedError("dead"))
+    assert t.ready_mask([r.hex() for r in refs], 1, 0) == [True, False, True, False]
+
+
+def test_error_raised_and_refcount_frees():
+    t = ObjectTable()
+    ref = t.register("bb" * 28)
+    t.resolve(ref.hex(), error=ActorDiedError("dead"))
+    with pytest.raises(ActorDiedError, match="dead"):
+        t.get([ref.hex()], 0)
+    assert len(t) == 1
+    del ref
+    assert len(t) == 0
+
+
+def test_many_threads_wait_and_get():
+    t = ObjectTable()
+    refs = [t.register(ids.new_object_id()) for _ in range(50)]
+    results = []
+
+    def getter():
+        results.append(t.get([r.hex() for r in refs], 10))
+    threads = [threading.Thread(target=getter) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for i, r in enumerate(refs):
+        t.resolve(r.hex(), data=cloudpickle.dumps(i))
+    for th in threads:
+        th.join(5)
+    assert results == [list(range(50))] * 4
+
+
+def test_callbacks_run_once_on_completion():
+    t = ObjectTable()
+    ref = t.register("cc" * 28)
+    seen = []
+    t.on_done(ref.hex(), lambda e: seen.append(e.load()))
+    t.resolve(ref.hex(), data=cloudpickle.dumps("x"))
+    t.resolve(ref.hex(), data=cloudpickle.dumps("y"))
+    t.on_done(ref.hex(), lambda e: seen.append(e.load()))
+    assert seen == ["x", "x"]
+    assert ref.future().result(1) == "x"
