@@ -51,7 +51,8 @@ class Client:
         self.on_lost = None  # extra callback when the link drops (the worker exits on it)
         for op, handler in (("result", self._on_result), ("log", self._on_log),
                             ("pg_ready", self.pgs.on_ready), ("pg_removed", self.pgs.on_removed),
-                            ("pg_waiting", self.pgs.on_waiting), *(handlers or {}).items()):
+                            ("pg_waiting", self.pgs.on_waiting), ("warning", self._on_warning),
+                            *(handlers or {}).items()):
             self.conn.on(op, handler)
         self.conn.start()
         hello = {"proto": PROTO, "role": role, "pid": os.getpid()}
@@ -84,6 +85,9 @@ class Client:
             self.table.resolve(oid, data=payload)
         else:
             self.table.resolve(oid, error=errors.from_result(header, payload))
+
+    def _on_warning(self, header: dict, payload: bytes) -> None:
+        logger.warning("%s", header.get("message", ""))
 
     def _on_log(self, header: dict, payload: bytes) -> None:
         if not self.log_to_driver:
