@@ -43,3 +43,198 @@ def monkeypatch_module():
     mp = pytest.MonkeyPatch()
     yield mp
     mp.undo()
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers for tests that drive the CLI and run drivers as subprocesses.
+# ---------------------------------------------------------------------------------------
+
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import textwrap  # noqa: E402
+import time  # noqa: E402
+
+VENV_BIN = os.path.join(ROOT, ".venv", "bin")
+VENV_PYTHON = os.path.join(VENV_BIN, "python")
+RAY_BIN = os.path.join(VENV_BIN, "ray")
+
+
+def beam_env(temp_dir=None, **extra):
+    """The environment for a `ray` CLI or driver subprocess: the venv first on PATH,
+    RAY_TMPDIR pointing at ``temp_dir`` (when given), no RAY_ADDRESS inherited."""
+    env = dict(os.environ)
+    env.pop("RAY_ADDRESS", None)
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    env["PATH"] = VENV_BIN + os.pathsep + env.get("PATH", "")
+    env["PYTHONUNBUFFERED"] = "1"
+    if temp_dir is not None:
+        env["RAY_TMPDIR"] = str(temp_dir)
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def ray_cli(args, temp_dir=None, timeout=60, env=None, **extra_env):
+    """Run the `ray` console command of the venv; returns the CompletedProcess."""
+    return subprocess.run([RAY_BIN, *args], env=env or beam_env(temp_dir, **extra_env),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def driver_script(code):
+    return textwrap.dedent(code).lstrip()
+
+
+def run_driver(temp_dir, code, timeout=90, **extra_env):
+    """Run ``code`` (dedented) as a driver subprocess with RAY_TMPDIR=temp_dir; wait for it."""
+    return subprocess.run([VENV_PYTHON, "-c", driver_script(code)],
+                          env=beam_env(temp_dir, **extra_env), capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT)
+
+
+def spawn_driver(temp_dir, code, **extra_env):
+    """Start ``code`` as a driver subprocess (stdout/stderr piped, text); caller ends it."""
+    return subprocess.Popen([VENV_PYTHON, "-c", driver_script(code)],
+                            env=beam_env(temp_dir, **extra_env), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def read_line_with(proc, needle, timeout=60):
+    """Read ``proc.stdout`` until a line containing ``needle``; return every line read so
+    far (this call's and earlier calls'). Fails with what was read on EOF or timeout.
+
+    A daemon thread per process moves lines into a queue, so no read ever blocks the test.
+    """
+    import queue
+    import threading
+
+    if not hasattr(proc, "_lines"):
+        proc._lines = queue.Queue()
+        proc._seen = []
+
+        def pump():
+            for line in proc.stdout:
+                proc._lines.put(line)
+            proc._lines.put(None)
+        threading.Thread(target=pump, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            line = proc._lines.get(timeout=max(0.0, left)) if left > 0 else None
+        except queue.Empty:
+            line = None
+        if line is None:
+            break
+        proc._seen.append(line)
+        if needle in line:
+            return list(proc._seen)
+    err = ""
+    if proc.poll() is not None and proc.stderr is not None:
+        err = proc.stderr.read()[-3000:]
+    pytest.fail(f"no line containing {needle!r} from pid {proc.pid} within {timeout} s "
+                f"(exit {proc.poll()}); stdout so far: {''.join(proc._seen)!r}; "
+                f"stderr: {err!r}")
+
+
+def finish(proc, sig=signal.SIGKILL, timeout=10):
+    """End a Popen we started (by its pid) and reap it; return (stdout, stderr)."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, sig)
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()
+
+
+def pid_alive(pid):
+    """True if ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def cluster_processes(base):
+    """Live (pid, cmdline) of beam daemons and actor workers whose command line mentions
+    ``base`` (the daemon's --temp-dir, the workers' socket path under it)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        mentions = f"{base}/" in cmd or f"{base} " in cmd + " "
+        if mentions and ("beam.cli.Main" in cmd or "ray._beam.worker" in cmd) \
+                and pid_alive(int(entry)):
+            found.append((int(entry), cmd))
+    return found
+
+
+def wait_gone(pids=(), base=None, within=5.0):
+    """Wait up to ``within`` s until none of ``pids`` and no process of cluster ``base`` is
+    alive; return what is still alive (empty list when all are gone)."""
+    deadline = time.monotonic() + within
+    while True:
+        left = [(p, "pid") for p in pids if pid_alive(p)]
+        if base is not None:
+            left += [x for x in cluster_processes(base) if x[0] not in pids]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def assert_no_processes(base, pids=(), within=5.0, what="the cluster"):
+    """No daemon pid, no `ray._beam.worker` of cluster ``base`` left after ``within`` s."""
+    left = wait_gone(pids, base, within)
+    assert not left, f"processes of {what} still alive {within} s later: {left}"
+
+
+def node_json(base):
+    with open(os.path.join(base, "session_latest", "node.json")) as f:
+        return json.load(f)
+
+
+class Clusters:
+    """Start clusters with the real CLI; every one still running is stopped at teardown."""
+
+    def __init__(self, tmp_path_factory):
+        self._factory = tmp_path_factory
+        self.bases = []
+
+    def new_dir(self):
+        base = tempfile.mkdtemp(prefix="beam-e2e-")
+        self.bases.append(base)
+        return base
+
+    def start(self, *args, base=None, **extra_env):
+        """`ray start --head --port 0 --temp-dir BASE ARGS`; asserts success; returns BASE."""
+        base = base or self.new_dir()
+        done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base, *args],
+                       **extra_env)
+        assert done.returncode == 0, f"ray start failed ({done.returncode}): {done.stderr}"
+        self.last = done
+        return base
+
+    def stop_all(self):
+        for base in self.bases:
+            if cluster_processes(base):
+                ray_cli(["stop", "--force", "--temp-dir", base])
+                for pid, _ in cluster_processes(base):  # only ours: they name our temp dir
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+            shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def clusters(tmp_path_factory):
+    """A factory of private CLI-started clusters, all stopped after the test."""
+    c = Clusters(tmp_path_factory)
+    yield c
+    c.stop_all()

@@ -1,7 +1,11 @@
 package beam.cli;
 
 import beam.codec.FrameLimits;
+import beam.auth.TokenAuth;
 import beam.daemon.Daemon;
+import beam.daemon.MemberDaemon;
+import beam.daemon.RunningDaemon;
+import beam.link.Heartbeat;
 import beam.daemon.DaemonConfig;
 import beam.daemon.SessionDir;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -56,6 +60,18 @@ public final class StartCommand implements Callable<Integer> {
     @Option(names = "--block", description = "Stay in the foreground until stopped.")
     boolean block;
 
+    @Option(names = "--auth-token-path", description = "File with the cluster token (joining nodes; else "
+            + "$RAY_AUTH_TOKEN or $RAY_AUTH_TOKEN_PATH).")
+    String authTokenPath;
+
+    @Option(names = "--heartbeat-period-ms", description = "Heartbeat period of node links (default ${DEFAULT-VALUE}).",
+            defaultValue = "500")
+    long heartbeatMillis;
+
+    @Option(names = "--node-timeout-ms", description = "Silence after which a node (or the head) is declared lost "
+            + "(default ${DEFAULT-VALUE}).", defaultValue = "2500")
+    long nodeTimeoutMillis;
+
     @Option(names = "--owner-pid", hidden = true, description = "Stop when this process exits.")
     long ownerPid;
 
@@ -79,13 +95,9 @@ public final class StartCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         reportIgnoredFlags();
-        if (address != null) {
-            System.err.println("beam: joining a cluster (--address) is not supported by this version yet; "
-                    + "start a single node with `ray start --head`.");
-            return 1;
-        }
-        if (!head) {
-            System.err.println("beam: say `ray start --head` to start a cluster (or --address HEAD:PORT to join one).");
+        if (head == (address != null)) {
+            System.err.println("beam: say either `ray start --head` to start a cluster or `ray start --address HEAD:PORT` "
+                    + "to join one.");
             return 1;
         }
         Path temp = Paths.tempDir(tempDir);
@@ -98,9 +110,16 @@ public final class StartCommand implements Callable<Integer> {
         }
         DaemonConfig config;
         try {
+            String token;
+            if (TokenAuth.disabledByEnvironment()) token = null;
+            else if (head) token = TokenAuth.newToken();
+            else token = TokenAuth.fromEnvironment(authTokenPath);
+            if (token == null && TokenAuth.disabledByEnvironment() && block) {
+                System.err.println("beam: WARNING: token authentication is disabled (RAY_AUTH_MODE=disabled)");
+            }
             config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid, FrameLimits.DEFAULT,
-                    DaemonConfig.DEFAULT_MAX_CONNECTIONS);
-        } catch (IllegalArgumentException e) {
+                    DaemonConfig.DEFAULT_MAX_CONNECTIONS, address, token, new Heartbeat(heartbeatMillis, nodeTimeoutMillis));
+        } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;
         }
@@ -122,11 +141,11 @@ public final class StartCommand implements Callable<Integer> {
 
     private int runInForeground(DaemonConfig config) throws Exception {
         SessionDir session;
-        Daemon daemon;
+        RunningDaemon daemon;
         try {
             session = SessionDir.create(config.tempDir());
             DaemonLogging.configure(session.logsDir().resolve("beamd.log"), !notifyReady);
-            daemon = new Daemon(config, session).start();
+            daemon = config.isHead() ? new Daemon(config, session).start() : new MemberDaemon(config, session).start();
         } catch (IOException | IllegalArgumentException e) {
             String why = e instanceof java.net.BindException
                     ? "port " + config.port() + " is already in use (" + e.getMessage() + "); pick another with --port"
@@ -141,12 +160,12 @@ public final class StartCommand implements Callable<Integer> {
         }
         Runtime.getRuntime().addShutdownHook(new Thread(daemon::shutdown, "shutdown-hook"));
         if (notifyReady) {
-            System.out.println(READY + " " + daemon.gcsAddress() + " " + session.dir());
+            System.out.println(READY + " " + daemon.nodeIp() + " " + daemon.gcsAddress() + " " + session.dir());
             System.out.flush();
             System.out.close();
             System.setOut(new PrintStream(new java.io.FileOutputStream(session.logsDir().resolve("beamd.out").toFile()), true));
         } else {
-            printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), true);
+            printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), true, config.isHead());
         }
         daemon.awaitStopped();
         return 0;
@@ -160,8 +179,11 @@ public final class StartCommand implements Callable<Integer> {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(Main.class.getName());
-        cmd.addAll(List.of("start", "--head", "--block", "--notify-ready", "--port", String.valueOf(port),
-                "--temp-dir", temp.toString()));
+        cmd.addAll(List.of("start", "--block", "--notify-ready", "--port", String.valueOf(port),
+                "--temp-dir", temp.toString(), "--heartbeat-period-ms", String.valueOf(heartbeatMillis),
+                "--node-timeout-ms", String.valueOf(nodeTimeoutMillis)));
+        cmd.addAll(head ? List.of("--head") : List.of("--address", address));
+        if (authTokenPath != null) cmd.addAll(List.of("--auth-token-path", authTokenPath));
         if (numGpus != null) cmd.addAll(List.of("--num-gpus", numGpus.toString()));
         if (numCpus != null) cmd.addAll(List.of("--num-cpus", numCpus.toString()));
         if (resources != null) cmd.addAll(List.of("--resources", resources));
@@ -176,9 +198,8 @@ public final class StartCommand implements Callable<Integer> {
             String line;
             while ((line = r.readLine()) != null) {
                 if (line.startsWith(READY)) {
-                    String[] parts = line.split(" ", 3);
-                    String ip = parts[1].substring(0, parts[1].lastIndexOf(':'));
-                    printNextSteps(ip, parts[1], parts[2], false);
+                    String[] parts = line.split(" ", 4);
+                    printNextSteps(parts[1], parts[2], parts[3], false, head);
                     return 0;
                 }
                 if (line.startsWith(FAILED)) {
@@ -194,18 +215,31 @@ public final class StartCommand implements Callable<Integer> {
         return 1;
     }
 
-    private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground) {
+    private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground, boolean isHead) {
         System.out.println("Local node IP: " + ip);
         System.out.println("--------------------");
         System.out.println("beam runtime started (session " + sessionDir + ").");
         System.out.println("--------------------");
         System.out.println("Next steps");
+        if (isHead) {
+            System.out.println("  To add another node to this cluster, copy the cluster token to it and run there:");
+            if (TokenAuth.disabledByEnvironment()) {
+                System.out.println("    ray start --address='" + address + "'");
+            } else {
+                System.out.println("    RAY_AUTH_TOKEN=$(cat " + sessionDir + "/" + TokenAuth.TOKEN_FILE + ") ray start --address='"
+                        + address + "'");
+                System.out.println("  (the token is in " + sessionDir + "/" + TokenAuth.TOKEN_FILE
+                        + ", readable only by you; RAY_AUTH_TOKEN_PATH=<file> works too)");
+            }
+        } else {
+            System.out.println("  This node joined the cluster whose head is " + address + ".");
+        }
         System.out.println("  To connect to this cluster from Python on this machine:");
         System.out.println("    import ray");
         System.out.println("    ray.init()");
         System.out.println("  To see the status of the cluster:");
         System.out.println("    ray status");
-        System.out.println("  To terminate the beam runtime, run");
+        System.out.println("  To terminate the beam runtime on this machine, run");
         System.out.println("    ray stop");
         if (foreground) System.out.println("--block: the daemon runs in the foreground; Ctrl-C or `ray stop` ends it.");
         System.out.flush();

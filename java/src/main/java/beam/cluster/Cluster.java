@@ -305,6 +305,32 @@ public final class Cluster {
         });
     }
 
+    /** A {@code log} frame from an actor's node, for its owner. */
+    public synchronized void onActorLog(String actorId, Frame log) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor != null && actor.owner.logToDriver()) actor.owner.push(log);
+    }
+
+    /**
+     * A node died or left: its resources leave the cluster, its actors are dead (every
+     * pending call fails now), and placement group bundles that lived on it are re-placed
+     * when capacity allows. A node that comes back joins as a new node.
+     */
+    public synchronized void onNodeLost(String nodeId, String reason) {
+        Node node = nodes.get(nodeId);
+        if (node == null || !node.alive) return;
+        node.alive = false;
+        node.deathReason = reason;
+        for (ActorRecord a : new ArrayList<>(actors.values())) {
+            if (a.node != node) continue;
+            a.processGone = true;
+            if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.ip + " (" + reason + ")"));
+            a.held = null;
+        }
+        groups.onNodeLost(node);
+        reschedule();
+    }
+
     /** A driver or worker connection closed: fate-share its actors and groups. */
     public synchronized void onClientGone(Client client) {
         for (ActorRecord a : new ArrayList<>(actors.values())) {

@@ -12,10 +12,12 @@ import java.util.Set;
  * once, then CREATED (all bundles reserved, watchers get {@code pg_ready}); REMOVED when the
  * owner removes it or goes away (actors inside are killed, reservations returned). A PENDING
  * group is retried whenever resources are freed or a node joins, and tells its watchers why
- * it waits: at once, and every 10 s while it keeps waiting.
+ * it waits: at once, and every 10 s while it keeps waiting. When a node dies, a CREATED
+ * group with bundles there goes to RESCHEDULING (as in Ray): the surviving bundles stay,
+ * the lost ones are placed again when capacity allows, and it is CREATED again.
  */
 final class PlacementGroup {
-    enum State { PENDING, CREATED, REMOVED }
+    enum State { PENDING, CREATED, RESCHEDULING, REMOVED }
 
     final String id;
     final String name;

@@ -51,7 +51,7 @@ public final class PlacementGroups {
             switch (g.state) {
                 case CREATED -> client.push(Frames.pgEvent("pg_ready", id, null));
                 case REMOVED -> client.push(Frames.pgEvent("pg_removed", id, null));
-                case PENDING -> g.watchers.add(client);
+                case PENDING, RESCHEDULING -> g.watchers.add(client);
             }
         }
     }
@@ -66,12 +66,13 @@ public final class PlacementGroups {
     private void removeGroup(PlacementGroup g) {
         if (g.state == PlacementGroup.State.REMOVED) return;
         for (ActorRecord a : cluster.actorsIn(g)) cluster.killActor(a, new DeathCause.GroupRemoved());
-        boolean wasCreated = g.state == PlacementGroup.State.CREATED;
+        boolean wasCreated = g.state == PlacementGroup.State.CREATED || g.state == PlacementGroup.State.RESCHEDULING;
         g.state = PlacementGroup.State.REMOVED;
         for (Client w : g.watchers) w.push(Frames.pgEvent("pg_removed", g.id, null));
         g.watchers.clear();
         if (wasCreated) {
             for (Bundle b : g.bundles) {
+                if (!b.placed() || !b.node.alive) continue;
                 // Actors still exiting keep their share until their process is gone; the
                 // bundle's reservation returns to the node now, minus nothing: the actors'
                 // resources came out of the bundle, not the node.
@@ -86,6 +87,22 @@ public final class PlacementGroups {
         for (PlacementGroup g : new ArrayList<>(groups.values())) {
             g.watchers.remove(owner);
             if (g.owner == owner && !g.detached) removeGroup(g);
+        }
+    }
+
+    void onNodeLost(Node node) {
+        for (PlacementGroup g : groups.values()) {
+            if (g.state != PlacementGroup.State.CREATED && g.state != PlacementGroup.State.RESCHEDULING) continue;
+            boolean hit = false;
+            for (Bundle b : g.bundles) {
+                if (b.node == node) {
+                    b.node = null;
+                    b.available = null;
+                    b.gpus = null;
+                    hit = true;
+                }
+            }
+            if (hit) g.state = PlacementGroup.State.RESCHEDULING;
         }
     }
 
@@ -125,18 +142,21 @@ public final class PlacementGroups {
 
     void retryPending() {
         for (PlacementGroup g : groups.values()) {
-            if (g.state == PlacementGroup.State.PENDING) tryPlace(g);
+            if (g.state == PlacementGroup.State.PENDING || g.state == PlacementGroup.State.RESCHEDULING) tryPlace(g);
         }
     }
 
+    /** Places every bundle not placed yet (all of them, unless rescheduling after a node loss). */
     private boolean tryPlace(PlacementGroup g) {
         g.attempts++;
-        List<Resources> specs = g.bundles.stream().map(b -> b.spec).toList();
+        List<Bundle> todo = g.bundles.stream().filter(b -> !b.placed()).toList();
+        List<Resources> specs = todo.stream().map(b -> b.spec).toList();
         List<Node> order = cluster.liveNodes();
         List<Node> plan = Placement.plan(g.strategy, specs, order);
         if (plan == null) return false;
+        boolean rescheduled = g.state == PlacementGroup.State.RESCHEDULING;
         for (int i = 0; i < plan.size(); i++) {
-            Bundle b = g.bundles.get(i);
+            Bundle b = todo.get(i);
             Node n = plan.get(i);
             Map<String, Long> gpus = n.gpus.allocate(b.spec.get("GPU"));
             n.available.subtract(b.spec);
@@ -146,6 +166,10 @@ public final class PlacementGroups {
             b.available = b.spec.copy();
         }
         g.state = PlacementGroup.State.CREATED;
+        if (rescheduled) {
+            cluster.reschedule();
+            return true;
+        }
         g.creationLatencyMs = (System.nanoTime() - g.createdNanos) / 1e6;
         g.waitingReason = "";
         for (Client w : g.watchers) w.push(Frames.pgEvent("pg_ready", g.id, null));
@@ -202,7 +226,7 @@ public final class PlacementGroups {
         ObjectNode toNode = e.putObject("bundles_to_node_id");
         for (Bundle b : g.bundles) {
             bundles.set(String.valueOf(b.index), b.spec.toJson());
-            if (b.node != null && g.state == PlacementGroup.State.CREATED) toNode.put(String.valueOf(b.index), b.node.id);
+            if (b.node != null && g.state != PlacementGroup.State.REMOVED) toNode.put(String.valueOf(b.index), b.node.id);
         }
         e.put("strategy", g.strategy);
         e.put("state", g.state.name());
@@ -213,7 +237,7 @@ public final class PlacementGroups {
         stats.put("scheduling_attempt", g.attempts);
         stats.put("highest_retry_delay_ms", 0.0);
         stats.put("scheduling_state", switch (g.state) {
-            case PENDING -> "NO_RESOURCES";
+            case PENDING, RESCHEDULING -> "NO_RESOURCES";
             case CREATED -> "FINISHED";
             case REMOVED -> "REMOVED";
         });

@@ -2,11 +2,13 @@ package beam.daemon;
 
 import beam.cluster.Cluster;
 import beam.cluster.Node;
-import beam.cluster.Resources;
 import beam.codec.FrameCodec;
 import beam.connection.Listener;
+import beam.auth.TokenAuth;
 import beam.dispatch.DaemonContext;
-import beam.dispatch.Session;
+import beam.dispatch.LocalClientLoop;
+import beam.dispatch.Origin;
+import beam.link.HeadGate;
 import beam.node.NodeAgent;
 import beam.util.Ids;
 import java.io.IOException;
@@ -20,11 +22,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 
 /**
- * One beam daemon: wires the session directory, the cluster state, the local node agent
- * and the listeners, and owns the single shutdown path (close listeners, kill actors,
- * wait for them briefly, remove node.json, release {@link #awaitStopped()}).
+ * The head's daemon: wires the session directory, the cluster state, the local node agent,
+ * the unix listener for local clients and the TCP listener where nodes join
+ * ({@link HeadGate}), and owns the single shutdown path (close listeners, kill actors, wait
+ * for them briefly, remove node.json, release {@link #awaitStopped()}).
  */
-public final class Daemon implements DaemonContext {
+public final class Daemon implements DaemonContext, RunningDaemon {
     private static final Logger LOG = Logger.getLogger(Daemon.class.getName());
     private static final long ACTOR_EXIT_WAIT_MILLIS = 3_000;
 
@@ -34,6 +37,7 @@ public final class Daemon implements DaemonContext {
     private final String nodeIp;
     private final Cluster cluster = new Cluster(UUID.randomUUID().toString());
     private final NodeAgent agent;
+    private final HeadLocalNode localNode;
     private final AtomicInteger jobCounter = new AtomicInteger();
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -45,19 +49,28 @@ public final class Daemon implements DaemonContext {
         this.config = config;
         this.session = session;
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress("8.8.8.8");
-        this.agent = new NodeAgent(cluster, session.socketPath(), session.logsDir());
+        this.localNode = new HeadLocalNode(cluster);
+        this.agent = new NodeAgent(localNode, session.socketPath(), session.logsDir());
+        localNode.attach(agent);
     }
 
     /** Registers the head node, binds both listeners and writes node.json. */
     public Daemon start() throws IOException {
         FrameCodec codec = new FrameCodec(config.limits());
-        tcpListener = Listener.tcp(new InetSocketAddress(config.port()), codec, config.maxConnections(),
-                c -> new RemoteGate(c).run()).start();
+        TokenAuth auth = new TokenAuth(config.authToken());
+        if (auth.enabled()) TokenAuth.store(session.dir().resolve(TokenAuth.TOKEN_FILE), config.authToken());
+        else LOG.warning("token authentication is DISABLED (RAY_AUTH_MODE=disabled): anyone who reaches port "
+                + config.port() + " can join this cluster and run code on it");
+        HeadGate gate = new HeadGate(this, auth, config.heartbeat());
+        tcpListener = Listener.tcp(new InetSocketAddress(config.port()), codec, config.maxConnections(), gate::serve)
+                .start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
-        cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true, resources(), gpuIds(), agent));
+        cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
+                HostProbe.resources(config, nodeIp, true), HostProbe.gpuIds(config), localNode));
+        Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
-                c -> new Session(c, this).run()).start();
+                c -> LocalClientLoop.run(c, this, origin)).start();
         session.writeNodeJson(nodeId, nodeIp, gcsAddress, ProcessHandle.current().pid());
         Thread.ofVirtual().name("ticker").start(this::tickLoop);
         if (config.ownerPid() > 0) {
@@ -70,33 +83,6 @@ public final class Daemon implements DaemonContext {
         }
         LOG.info("beam daemon " + nodeId + " serving on " + session.socketPath() + " and " + gcsAddress);
         return this;
-    }
-
-    private List<String> gpuIds() {
-        return HostProbe.gpuIds(config.numGpus(), System.getenv("CUDA_VISIBLE_DEVICES"));
-    }
-
-    private Resources resources() {
-        Resources r = Resources.fromJson(parseResources(config.resourcesJson()), "--resources");
-        int cpus = config.numCpus() != null ? config.numCpus() : Runtime.getRuntime().availableProcessors();
-        r.set("CPU", (long) cpus * Resources.UNIT);
-        r.set("GPU", (long) gpuIds().size() * Resources.UNIT);
-        long mem = HostProbe.availableMemoryBytes();
-        long objectStore = (long) (mem * 0.3);
-        r.set("memory", (mem - objectStore) * Resources.UNIT);
-        r.set("object_store_memory", objectStore * Resources.UNIT);
-        r.set("node:" + nodeIp, Resources.UNIT);
-        r.set("node:__internal_head__", Resources.UNIT);
-        return r;
-    }
-
-    static com.fasterxml.jackson.databind.JsonNode parseResources(String json) {
-        if (json == null || json.isBlank()) return null;
-        try {
-            return FrameCodec.JSON.readTree(json);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("--resources must be a JSON object such as '{\"TPU\": 4}', got: " + json);
-        }
     }
 
     private void tickLoop() {
@@ -117,6 +103,7 @@ public final class Daemon implements DaemonContext {
     }
 
     /** The one shutdown path. Safe to call from a JVM shutdown hook. */
+    @Override
     public void shutdown() {
         stopping.set(true);
         if (unixListener != null) unixListener.close();
@@ -128,6 +115,7 @@ public final class Daemon implements DaemonContext {
         stopped.countDown();
     }
 
+    @Override
     public void awaitStopped() throws InterruptedException {
         stopped.await();
     }
@@ -166,6 +154,13 @@ public final class Daemon implements DaemonContext {
     @Override
     public String nextJobId() {
         return Ids.jobId(jobCounter.incrementAndGet());
+    }
+
+    @Override
+    public String joinHint() {
+        return config.authToken() == null ? "ray start --address='" + gcsAddress + "'"
+                : "RAY_AUTH_TOKEN_PATH=<copy of " + session.dir().resolve(TokenAuth.TOKEN_FILE) + "> ray start --address='"
+                + gcsAddress + "'";
     }
 
     public Path socketPath() {

@@ -1,6 +1,7 @@
 package beam.daemon;
 
 import beam.codec.FrameLimits;
+import beam.link.Heartbeat;
 import java.nio.file.Path;
 
 /**
@@ -16,15 +17,33 @@ import java.nio.file.Path;
  * @param ownerPid      stop when this process exits (private clusters of ray.init()), or 0
  * @param limits        frame size limits
  * @param maxConnections connections accepted at once per listener
+ * @param headAddress   HOST:PORT of the head to join, or null to be the head
+ * @param authToken     the cluster token: the head's own (made at start) or the one a joining
+ *                      node was given; null when auth is disabled
+ * @param heartbeat     heartbeat period and node timeout of node links
  */
 public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp,
-                           Path tempDir, long ownerPid, FrameLimits limits, int maxConnections) {
+                           Path tempDir, long ownerPid, FrameLimits limits, int maxConnections, String headAddress,
+                           String authToken, Heartbeat heartbeat) {
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
+    /** A single-node head with defaults: for tests. */
+    public static DaemonConfig head(Path tempDir, int numGpus, String nodeIp) {
+        return new DaemonConfig(0, numGpus, 4, null, nodeIp, tempDir, 0, FrameLimits.DEFAULT, 256, null,
+                null, Heartbeat.DEFAULT);
+    }
+
+    public boolean isHead() {
+        return headAddress == null;
+    }
 
     public DaemonConfig {
         if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be in 0..65535, got " + port);
         if (numGpus != null && numGpus < 0) throw new IllegalArgumentException("--num-gpus must be >= 0");
         if (numCpus != null && numCpus < 0) throw new IllegalArgumentException("--num-cpus must be >= 0");
+        if (headAddress != null && !headAddress.matches(".+:[0-9]{1,5}")) {
+            throw new IllegalArgumentException("--address must be HOST:PORT, got '" + headAddress + "'");
+        }
     }
 }

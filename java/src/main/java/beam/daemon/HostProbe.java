@@ -59,6 +59,39 @@ final class HostProbe {
         }
     }
 
+    static List<String> gpuIds(DaemonConfig config) {
+        return gpuIds(config.numGpus(), System.getenv("CUDA_VISIBLE_DEVICES"));
+    }
+
+    /**
+     * This node's resources, named as Ray names them: CPU, GPU, memory (70% of available),
+     * object_store_memory (30%), node:IP, node:__internal_head__ on the head, and custom
+     * resources from --resources.
+     */
+    static beam.cluster.Resources resources(DaemonConfig config, String nodeIp, boolean head) {
+        beam.cluster.Resources r = beam.cluster.Resources.fromJson(parseResources(config.resourcesJson()), "--resources");
+        long unit = beam.cluster.Resources.UNIT;
+        int cpus = config.numCpus() != null ? config.numCpus() : Runtime.getRuntime().availableProcessors();
+        r.set("CPU", (long) cpus * unit);
+        r.set("GPU", (long) gpuIds(config).size() * unit);
+        long mem = availableMemoryBytes();
+        long objectStore = (long) (mem * 0.3);
+        r.set("memory", (mem - objectStore) * unit);
+        r.set("object_store_memory", objectStore * unit);
+        r.set("node:" + nodeIp, unit);
+        if (head) r.set("node:__internal_head__", unit);
+        return r;
+    }
+
+    static com.fasterxml.jackson.databind.JsonNode parseResources(String json) {
+        if (json == null || json.isBlank()) return null;
+        try {
+            return beam.codec.FrameCodec.JSON.readTree(json);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--resources must be a JSON object such as '{\"TPU\": 4}', got: " + json);
+        }
+    }
+
     /** MemAvailable from /proc/meminfo in bytes (0 if unknown). */
     static long availableMemoryBytes() {
         try {

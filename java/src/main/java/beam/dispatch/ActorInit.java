@@ -11,7 +11,7 @@ final class ActorInit {
     private ActorInit() {
     }
 
-    static Frame frame(ActorRecord actor, DaemonContext daemon) {
+    static Frame frame(ActorRecord actor, DaemonContext daemon, Origin origin) {
         ObjectNode h = Frames.header("actor_init");
         h.put("actor_id", actor.id());
         h.put("class_name", actor.className());
@@ -20,7 +20,7 @@ final class ActorInit {
         h.put("job_id", actor.owner().jobId());
         h.put("namespace", daemon.cluster().namespace());
         h.put("gcs_address", daemon.gcsAddress());
-        h.put("session_dir", daemon.sessionDir());
+        h.put("session_dir", origin.sessionDir());
         ArrayNode gpus = h.putArray("gpu_ids");
         actor.gpuIds().forEach(gpus::add);
         h.put("pg_id", actor.groupId());

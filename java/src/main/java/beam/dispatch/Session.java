@@ -6,24 +6,22 @@ import beam.cluster.Cluster;
 import beam.cluster.RequestException;
 import beam.cluster.Resources;
 import beam.codec.Frame;
-import beam.codec.FrameException;
-import beam.connection.Connection;
 import beam.cluster.ProcessContext;
 import beam.protocol.Frames;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * One client connection (a driver or an actor worker), from {@code hello} to close.
- * {@link #run()} runs on the connection's own virtual thread and handles frames strictly in
- * arrival order, which is what keeps one caller's calls to an actor in submission order.
+ * One client (a driver or an actor worker), from {@code hello} to close. Its frames arrive
+ * through {@link #onFrame} strictly in arrival order (from {@link LocalClientLoop} for a
+ * local socket, or from a node link for a client of another node), which is what keeps
+ * one caller's calls to an actor in submission order.
  *
  * <p>Two tiers of bad input: a frame that breaks framing ends this connection (and only
  * it); a well-framed request that is wrong gets an error reply and the connection lives.
@@ -32,65 +30,73 @@ public final class Session implements Client {
     public static final int PROTOCOL_VERSION = 1;
     private static final Logger LOG = Logger.getLogger(Session.class.getName());
 
-    private final Connection connection;
+    private final FrameSink out;
     private final DaemonContext daemon;
+    private final Origin origin;
     private final Cluster cluster;
-    private String role = "";
+    private volatile String role = "";
+    private volatile boolean closed;
     private String jobId = "";
     private String actorId;
     private long pid;
     private boolean logToDriver = true;
     private ProcessContext processContext;
 
-    public Session(Connection connection, DaemonContext daemon) {
-        this.connection = connection;
+    public Session(FrameSink out, DaemonContext daemon, Origin origin) {
+        this.out = out;
         this.daemon = daemon;
+        this.origin = origin;
         this.cluster = daemon.cluster();
     }
 
-    public void run() {
-        try {
-            if (!handshake()) return;
-            Frame frame;
-            while ((frame = connection.read()) != null) handle(frame);
-        } catch (FrameException e) {
-            LOG.warning("closing " + describe() + ": " + e.getMessage());
-        } catch (IOException e) {
-            LOG.fine(() -> describe() + " went away: " + e.getMessage());
-        } finally {
-            connection.closeAfterFlush();
-            if (!role.isEmpty()) cluster.onClientGone(this);
-            if ("worker".equals(role)) daemon.cluster().onWorkerDisconnected(actorId);
-        }
+    /** Handles one frame from the client; the first must be hello. Frames are fed in arrival order. */
+    public void onFrame(Frame frame) {
+        if (closed) return;
+        if (role.isEmpty()) handshake(frame);
+        else handle(frame);
     }
 
-    private boolean handshake() throws IOException, FrameException {
-        Frame first = connection.read();
-        if (first == null) return false;
+    /** The client's connection is gone: fate-share what it owned. Idempotent. */
+    public void onClosed() {
+        if (closed && role.isEmpty()) return;
+        closed = true;
+        if (role.isEmpty()) return;
+        String was = role;
+        role = "";
+        cluster.onClientGone(this);
+        if ("worker".equals(was)) cluster.onWorkerDisconnected(actorId);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void refuse(long rid, String message) {
+        out.send(Frames.error(rid, "ConnectionError", message));
+        out.close();
+        closed = true;
+    }
+
+    private void handshake(Frame first) {
         Request request;
         try {
             request = Request.parse(first.header());
         } catch (BadRequest e) {
-            connection.send(Frames.error(e.rid(), "ConnectionError", e.getMessage()));
-            connection.closeAfterFlush();
-            return false;
+            refuse(e.rid(), e.getMessage());
+            return;
         }
         if (!(request instanceof Request.Hello hello)) {
-            connection.send(Frames.error(request.rid(), "ConnectionError",
-                    "the first message on a connection must be 'hello' (see docs/PROTOCOL.md)"));
-            connection.closeAfterFlush();
-            return false;
+            refuse(request.rid(), "the first message on a connection must be 'hello' (see docs/PROTOCOL.md)");
+            return;
         }
         if (hello.proto() != PROTOCOL_VERSION) {
-            connection.send(Frames.error(hello.rid(), "ConnectionError", "protocol version mismatch: this daemon speaks "
-                    + PROTOCOL_VERSION + ", the client speaks " + hello.proto() + ". Install the same beam version on both."));
-            connection.closeAfterFlush();
-            return false;
+            refuse(hello.rid(), "protocol version mismatch: this daemon speaks " + PROTOCOL_VERSION
+                    + ", the client speaks " + hello.proto() + ". Install the same beam version on both.");
+            return;
         }
         if (!hello.role().equals("driver") && !hello.role().equals("worker")) {
-            connection.send(Frames.error(hello.rid(), "ConnectionError", "hello: role must be 'driver' or 'worker'"));
-            connection.closeAfterFlush();
-            return false;
+            refuse(hello.rid(), "hello: role must be 'driver' or 'worker'");
+            return;
         }
         pid = hello.pid();
         logToDriver = hello.logToDriver();
@@ -100,9 +106,8 @@ public final class Session implements Client {
             try {
                 actor = cluster.onWorkerHello(hello.actorId(), this);
             } catch (RequestException e) {
-                connection.send(Frames.error(hello.rid(), "ConnectionError", e.getMessage()));
-                connection.closeAfterFlush();
-                return false;
+                refuse(hello.rid(), e.getMessage());
+                return;
             }
             actorId = hello.actorId();
             jobId = actor.owner().jobId();
@@ -111,15 +116,14 @@ public final class Session implements Client {
         }
         role = hello.role();
         ObjectNode reply = Frames.ok(hello.rid());
-        reply.put("node_id", daemon.nodeId());
-        reply.put("node_ip", daemon.nodeIp());
+        reply.put("node_id", origin.nodeId());
+        reply.put("node_ip", origin.nodeIp());
         reply.put("job_id", jobId);
-        reply.put("session_dir", daemon.sessionDir());
+        reply.put("session_dir", origin.sessionDir());
         reply.put("gcs_address", daemon.gcsAddress());
         reply.put("namespace", cluster.namespace());
-        connection.send(new Frame(reply));
-        if (actor != null) connection.send(ActorInit.frame(actor, daemon));
-        return true;
+        out.send(new Frame(reply));
+        if (actor != null) out.send(ActorInit.frame(actor, daemon, origin));
     }
 
     private void handle(Frame frame) {
@@ -127,10 +131,10 @@ public final class Session implements Client {
         try {
             request = Request.parse(frame.header());
         } catch (BadRequest e) {
-            if (e.rid() >= 0) connection.send(Frames.error(e.rid(), "ValueError", e.getMessage()));
+            if (e.rid() >= 0) out.send(Frames.error(e.rid(), "ValueError", e.getMessage()));
             else if (frame.header().hasNonNull("oid") && frame.header().get("oid").isTextual()) {
                 String oid = frame.header().get("oid").asText();
-                if (oid.length() == 56) connection.send(Frames.failedResult(oid, "error", "ValueError", e.getMessage()));
+                if (oid.length() == 56) out.send(Frames.failedResult(oid, "error", "ValueError", e.getMessage()));
                 else LOG.warning(describe() + ": " + e.getMessage());
             } else {
                 LOG.warning(describe() + " sent a bad one-way message: " + e.getMessage());
@@ -140,30 +144,30 @@ public final class Session implements Client {
         try {
             dispatch(request, frame);
         } catch (RequestException e) {
-            if (request.rid() >= 0) connection.send(Frames.error(request.rid(), e.kind(), e.getMessage()));
+            if (request.rid() >= 0) out.send(Frames.error(request.rid(), e.kind(), e.getMessage()));
             else LOG.warning(describe() + ": " + e.getMessage());
         } catch (BadRequest e) {
-            connection.send(Frames.error(e.rid(), "ValueError", e.getMessage()));
+            out.send(Frames.error(e.rid(), "ValueError", e.getMessage()));
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "bug while handling " + frame.op() + " from " + describe(), e);
             if (request.rid() >= 0) {
-                connection.send(Frames.error(request.rid(), "RuntimeError", "internal error in the beam daemon: " + e));
+                out.send(Frames.error(request.rid(), "RuntimeError", "internal error in the beam daemon: " + e));
             }
         }
     }
 
     private void dispatch(Request request, Frame frame) throws RequestException, BadRequest {
         switch (request) {
-            case Request.Hello h -> connection.send(Frames.error(h.rid(), "ValueError", "hello was already received"));
+            case Request.Hello h -> out.send(Frames.error(h.rid(), "ValueError", "hello was already received"));
             case Request.CreateActor c -> {
                 cluster.createActor(this, c.actorId(), c.className(), c.name(), OptionsParser.parse(c.rid(), c.options()),
                         frame.payload());
-                connection.send(new Frame(Frames.ok(c.rid())));
+                out.send(new Frame(Frames.ok(c.rid())));
             }
             case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), frame.header(), frame.payload());
             case Request.Kill k -> {
                 cluster.kill(k.actorId());
-                connection.send(new Frame(Frames.ok(k.rid())));
+                out.send(new Frame(Frames.ok(k.rid())));
             }
             case Request.GetActor g -> {
                 ObjectNode info = cluster.actorByName(g.name());
@@ -171,30 +175,30 @@ public final class Session implements Client {
                 info.fieldNames().forEachRemaining(n -> {
                     if (!n.equals("op")) reply.set(n, info.get(n));
                 });
-                connection.send(new Frame(reply));
+                out.send(new Frame(reply));
             }
             case Request.PgCreate p -> {
                 cluster.groups().create(this, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
                         bundles(p.rid(), p.bundles()), p.detached());
-                connection.send(new Frame(Frames.ok(p.rid())));
+                out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgRemove p -> {
                 cluster.groups().remove(p.pgId());
-                connection.send(new Frame(Frames.ok(p.rid())));
+                out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgTable p -> {
                 ObjectNode reply = Frames.ok(p.rid());
                 reply.set("table", p.pgId() == null ? cluster.groups().tableAll() : cluster.groups().table(p.pgId()));
-                connection.send(new Frame(reply));
+                out.send(new Frame(reply));
             }
             case Request.PgWatch p -> {
                 cluster.groups().watch(this, p.pgId());
-                connection.send(new Frame(Frames.ok(p.rid())));
+                out.send(new Frame(Frames.ok(p.rid())));
             }
-            case Request.ClusterState s -> connection.send(new Frame(merge(Frames.ok(s.rid()), cluster.clusterState())));
-            case Request.Status s -> connection.send(new Frame(merge(Frames.ok(s.rid()), cluster.status())));
+            case Request.ClusterState s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.clusterState())));
+            case Request.Status s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.status())));
             case Request.Shutdown s -> {
-                connection.send(new Frame(Frames.ok(s.rid())));
+                out.send(new Frame(Frames.ok(s.rid())));
                 daemon.requestShutdown();
             }
             case Request.ActorReady r -> cluster.onActorReady(ownActor(r.actorId()));
@@ -239,7 +243,12 @@ public final class Session implements Client {
 
     @Override
     public void push(Frame frame) {
-        connection.send(frame);
+        out.send(frame);
+    }
+
+    /** Ends the client's connection (its node was lost, or the daemon stops). */
+    public void disconnect() {
+        out.close();
     }
 
     @Override

@@ -1,6 +1,5 @@
 package beam.node;
 
-import beam.cluster.ActorRecord;
 import beam.codec.Frame;
 import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -30,13 +29,14 @@ final class LogPump {
     private final ArrayDeque<String> tail = new ArrayDeque<>();
     private final CountDownLatch drained = new CountDownLatch(1);
 
-    static LogPump start(InputStream in, Path file, String stream, ActorRecord actor, long pid) {
+    static LogPump start(InputStream in, Path file, String stream, SpawnSpec actor, long pid, ActorEvents events) {
         LogPump pump = new LogPump();
-        Thread.ofVirtual().name("log " + stream + " " + actor.id()).start(() -> pump.run(in, file, stream, actor, pid));
+        Thread.ofVirtual().name("log " + stream + " " + actor.actorId())
+                .start(() -> pump.run(in, file, stream, actor, pid, events));
         return pump;
     }
 
-    private void run(InputStream in, Path file, String stream, ActorRecord actor, long pid) {
+    private void run(InputStream in, Path file, String stream, SpawnSpec actor, long pid, ActorEvents events) {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
              OutputStream out = Files.newOutputStream(file)) {
             String line;
@@ -48,19 +48,19 @@ final class LogPump {
                 out.write(text.getBytes(StandardCharsets.UTF_8));
                 out.flush();
                 remember(batch);
-                if (actor.owner().logToDriver()) actor.owner().push(frame(actor, pid, stream, text));
+                if (actor.logToOwner()) events.log(actor.actorId(), frame(actor, pid, stream, text));
                 batch.clear();
             }
         } catch (IOException e) {
-            NodeAgent.log().fine(() -> "log pump " + stream + " of " + actor.id() + " ended: " + e.getMessage());
+            NodeAgent.log().fine(() -> "log pump " + stream + " of " + actor.actorId() + " ended: " + e.getMessage());
         } finally {
             drained.countDown();
         }
     }
 
-    private static Frame frame(ActorRecord actor, long pid, String stream, String text) {
+    private static Frame frame(SpawnSpec actor, long pid, String stream, String text) {
         ObjectNode h = Frames.header("log");
-        h.put("actor_id", actor.id());
+        h.put("actor_id", actor.actorId());
         h.put("class_name", actor.className());
         h.put("pid", pid);
         h.put("stream", stream);

@@ -1,8 +1,5 @@
 package beam.node;
 
-import beam.cluster.ActorRecord;
-import beam.cluster.Cluster;
-import beam.cluster.NodeLink;
 import beam.cluster.ProcessContext;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import beam.codec.FrameCodec;
@@ -22,10 +19,10 @@ import java.util.logging.Logger;
  * thread; the two log pumps per worker run on virtual threads and exits are reported by the
  * JDK's process reaper. {@code running} is a concurrent map.
  */
-public final class NodeAgent implements NodeLink {
+public final class NodeAgent {
     private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
 
-    private final Cluster cluster;
+    private final ActorEvents events;
     private final Path socketPath;
     private final Path logDir;
     private final Map<String, Process> running = new ConcurrentHashMap<>();
@@ -37,27 +34,28 @@ public final class NodeAgent implements NodeLink {
     private final java.util.concurrent.ExecutorService launcher = java.util.concurrent.Executors.newSingleThreadExecutor(
             r -> Thread.ofPlatform().daemon().name("actor-launcher").unstarted(r));
 
-    public NodeAgent(Cluster cluster, Path socketPath, Path logDir) {
-        this.cluster = cluster;
+    public NodeAgent(ActorEvents events, Path socketPath, Path logDir) {
+        this.events = events;
         this.socketPath = socketPath;
         this.logDir = logDir;
     }
 
-    @Override
-    public void startActor(ActorRecord actor, List<String> gpuIds) {
-        ProcessContext ctx = actor.owner().processContext();
-        launcher.execute(() -> launch(actor, gpuIds, ctx));
+    /** Starts the worker of {@code spec}; returns at once. */
+    public void spawn(SpawnSpec spec) {
+        launcher.execute(() -> launch(spec));
     }
 
-    private void launch(ActorRecord actor, List<String> gpuIds, ProcessContext ctx) {
+    private void launch(SpawnSpec spec) {
+        ProcessContext ctx = spec.context();
+        List<String> gpuIds = spec.gpuIds();
         String python = ctx != null && ctx.python() != null ? ctx.python() : "python3";
         ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker",
-                "--socket", socketPath.toString(), "--actor-id", actor.id());
+                "--socket", socketPath.toString(), "--actor-id", spec.actorId());
         if (ctx != null && ctx.cwd() != null && new java.io.File(ctx.cwd()).isDirectory()) {
             pb.directory(new java.io.File(ctx.cwd()));
         }
         Map<String, String> env = pb.environment();
-        env.putAll(actor.options().envVars());
+        env.putAll(spec.envVars());
         env.put("PYTHONUNBUFFERED", "1");
         if (ctx != null && ctx.sysPath() != null) {
             try {
@@ -73,28 +71,28 @@ public final class NodeAgent implements NodeLink {
         try {
             process = pb.start();
         } catch (IOException e) {
-            cluster.onActorStartFailed(actor.id(), "could not run " + python + ": " + e.getMessage());
+            events.startFailed(spec.actorId(), "could not run " + python + ": " + e.getMessage());
             return;
         }
-        running.put(actor.id(), process);
-        cluster.onActorProcessStarted(actor.id(), process.pid());
-        String prefix = "actor-" + actor.className() + "-" + actor.id() + "-" + process.pid();
-        LogPump out = LogPump.start(process.getInputStream(), logDir.resolve(prefix + ".out"), "stdout", actor, process.pid());
-        LogPump err = LogPump.start(process.getErrorStream(), logDir.resolve(prefix + ".err"), "stderr", actor, process.pid());
+        running.put(spec.actorId(), process);
+        events.started(spec.actorId(), process.pid());
+        String prefix = "actor-" + spec.className() + "-" + spec.actorId() + "-" + process.pid();
+        LogPump out = LogPump.start(process.getInputStream(), logDir.resolve(prefix + ".out"), "stdout", spec, process.pid(), events);
+        LogPump err = LogPump.start(process.getErrorStream(), logDir.resolve(prefix + ".err"), "stderr", spec, process.pid(), events);
         process.onExit().thenAccept(p -> {
             out.awaitDrained(300);
             err.awaitDrained(300);
             synchronized (running) {
-                running.remove(actor.id());
+                running.remove(spec.actorId());
                 running.notifyAll();
             }
-            cluster.onActorExited(actor.id(), p.exitValue(), err.tail());
+            events.exited(spec.actorId(), p.exitValue(), err.tail());
         });
     }
 
-    @Override
-    public void killActor(ActorRecord actor) {
-        Process p = running.get(actor.id());
+    /** Kills the actor's process tree (SIGKILL); no-op if it is not running here. */
+    public void kill(String actorId) {
+        Process p = running.get(actorId);
         if (p != null) killTree(p.toHandle());
     }
 

@@ -1,0 +1,54 @@
+package beam.daemon;
+
+import beam.cluster.ActorRecord;
+import beam.cluster.Cluster;
+import beam.cluster.NodeLink;
+import beam.codec.Frame;
+import beam.node.ActorEvents;
+import beam.node.NodeAgent;
+import beam.node.SpawnSpec;
+import java.util.List;
+
+/** The head's own node: actor starts go to the local agent, its events straight to the cluster. */
+final class HeadLocalNode implements NodeLink, ActorEvents {
+    private final Cluster cluster;
+    private NodeAgent agent;
+
+    HeadLocalNode(Cluster cluster) {
+        this.cluster = cluster;
+    }
+
+    void attach(NodeAgent agent) {
+        this.agent = agent;
+    }
+
+    @Override
+    public void startActor(ActorRecord actor, List<String> gpuIds) {
+        agent.spawn(SpawnSpec.of(actor, gpuIds));
+    }
+
+    @Override
+    public void killActor(ActorRecord actor) {
+        agent.kill(actor.id());
+    }
+
+    @Override
+    public void started(String actorId, long pid) {
+        cluster.onActorProcessStarted(actorId, pid);
+    }
+
+    @Override
+    public void startFailed(String actorId, String detail) {
+        cluster.onActorStartFailed(actorId, detail);
+    }
+
+    @Override
+    public void exited(String actorId, int exitCode, List<String> stderrTail) {
+        cluster.onActorExited(actorId, exitCode, stderrTail);
+    }
+
+    @Override
+    public void log(String actorId, Frame logFrame) {
+        cluster.onActorLog(actorId, logFrame);
+    }
+}

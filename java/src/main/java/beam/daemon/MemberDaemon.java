@@ -1,0 +1,313 @@
+package beam.daemon;
+
+import beam.auth.TokenAuth;
+import beam.cluster.ProcessContext;
+import beam.codec.Frame;
+import beam.codec.FrameCodec;
+import beam.codec.FrameException;
+import beam.connection.Connection;
+import beam.connection.Listener;
+import beam.dispatch.Session;
+import beam.link.Heartbeat;
+import beam.node.ActorEvents;
+import beam.node.NodeAgent;
+import beam.node.SpawnSpec;
+import beam.protocol.Frames;
+import beam.util.Ids;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+
+/**
+ * The daemon of a node that joined a head (`ray start --address HEAD:PORT`). It keeps no
+ * cluster state: every local client (driver or actor worker) is relayed to the head over
+ * the one TCP link, tagged with a client id, and the head's answers come back the same
+ * way. It runs the actor processes the head places here and reports their events.
+ *
+ * <p>If the head is lost (link closed, or silent past the node timeout) it stops its actors
+ * and its clients and exits, so no GPU stays held by an orphan.
+ */
+public final class MemberDaemon implements RunningDaemon, ActorEvents {
+    private static final Logger LOG = Logger.getLogger(MemberDaemon.class.getName());
+    private static final long ACTOR_EXIT_WAIT_MILLIS = 3_000;
+
+    private final DaemonConfig config;
+    private final SessionDir session;
+    private final String nodeId = Ids.nodeId();
+    private final String nodeIp;
+    private final NodeAgent agent;
+    private final Map<Long, Connection> clients = new ConcurrentHashMap<>();
+    private final AtomicLong nextClient = new AtomicLong(1);
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Heartbeat heartbeat;
+    private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
+    private Connection head;
+    private Listener unixListener;
+
+    public MemberDaemon(DaemonConfig config, SessionDir session) {
+        this.config = config;
+        this.session = session;
+        String host = config.headAddress().substring(0, config.headAddress().lastIndexOf(':'));
+        this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(host);
+        this.agent = new NodeAgent(this, session.socketPath(), session.logsDir());
+        this.heartbeat = config.heartbeat();
+    }
+
+    /** Connects and authenticates to the head, joins, then serves local clients. */
+    public MemberDaemon start() throws IOException {
+        FrameCodec codec = new FrameCodec(config.limits());
+        String address = config.headAddress();
+        int colon = address.lastIndexOf(':');
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.INET);
+        try {
+            channel.connect(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
+        } catch (IOException e) {
+            channel.close();
+            throw new IOException("cannot reach the head at " + address + ": " + e.getMessage()
+                    + ". Check the address, that `ray start --head` runs there, and that the port is open.");
+        }
+        channel.socket().setTcpNoDelay(true);
+        head = new Connection(channel, codec, "head " + address);
+        join();
+        unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(), this::relayLocalClient).start();
+        session.writeNodeJson(nodeId, nodeIp, address, ProcessHandle.current().pid());
+        Thread.ofVirtual().name("head link").start(this::linkLoop);
+        Thread.ofVirtual().name("heartbeat").start(this::heartbeatLoop);
+        LOG.info("joined the head at " + address + " as node " + nodeIp + " (" + nodeId + ")");
+        return this;
+    }
+
+    private void join() throws IOException {
+        Frame challenge = readOrFail("the head's challenge");
+        if (!challenge.op().equals("challenge")) throw new IOException("the head at " + config.headAddress()
+                + " did not send a challenge; is it a beam head?");
+        ObjectNode join = Frames.header("join");
+        join.put("rid", 1);
+        join.put("proto", Session.PROTOCOL_VERSION);
+        if (challenge.header().path("auth").asText().equals("token")) {
+            if (config.authToken() == null) {
+                head.close();
+                throw new IOException("the head requires its cluster token: set RAY_AUTH_TOKEN=<token>, "
+                        + "RAY_AUTH_TOKEN_PATH=<file> or --auth-token-path <file> (the head keeps it in "
+                        + "<temp-dir>/session_latest/" + TokenAuth.TOKEN_FILE + ")");
+            }
+            join.put("auth", new TokenAuth(config.authToken()).answer(challenge.header().path("nonce").asText()));
+        }
+        join.put("node_id", nodeId);
+        join.put("node_ip", nodeIp);
+        join.put("hostname", HostProbe.hostname());
+        join.put("session_dir", session.dir().toString());
+        join.set("resources", HostProbe.resources(config, nodeIp, false).toJson());
+        ArrayNode gpus = join.putArray("gpu_ids");
+        HostProbe.gpuIds(config).forEach(gpus::add);
+        head.send(new Frame(join));
+        Frame reply = readOrFail("the head's answer to join");
+        if (!reply.header().path("ok").asBoolean()) {
+            head.close();
+            throw new IOException("the head refused to let this node join: " + reply.header().path("error").asText());
+        }
+        lastSeen.touch();
+    }
+
+    private Frame readOrFail(String what) throws IOException {
+        try {
+            Frame f = head.read();
+            if (f == null) throw new IOException("the head closed the connection before " + what);
+            return f;
+        } catch (FrameException e) {
+            throw new IOException("bad frame from the head while waiting for " + what + ": " + e.getMessage());
+        }
+    }
+
+    /** One local client: tell the head, then relay its frames tagged with its id, in order. */
+    private void relayLocalClient(Connection local) {
+        long cid = nextClient.getAndIncrement();
+        clients.put(cid, local);
+        head.send(clientEvent("client_open", cid));
+        try {
+            Frame frame;
+            while ((frame = local.read()) != null) {
+                ObjectNode h = frame.header();
+                h.put("cid", cid);
+                head.send(frame);
+            }
+        } catch (FrameException e) {
+            LOG.warning("closing a local client: " + e.getMessage());
+        } catch (IOException e) {
+            LOG.fine(() -> "local client went away: " + e.getMessage());
+        } finally {
+            clients.remove(cid);
+            head.send(clientEvent("client_close", cid));
+            local.closeAfterFlush();
+        }
+    }
+
+    private static Frame clientEvent(String op, long cid) {
+        ObjectNode h = Frames.header(op);
+        h.put("client", cid);
+        return new Frame(h);
+    }
+
+    private void linkLoop() {
+        String reason = "the head closed the link";
+        try {
+            Frame frame;
+            while ((frame = head.read()) != null) {
+                lastSeen.touch();
+                handleFromHead(frame);
+            }
+        } catch (FrameException e) {
+            reason = "the head sent a malformed frame: " + e.getMessage();
+        } catch (IOException e) {
+            reason = "the link to the head failed: " + e.getMessage();
+        }
+        headLost(reason);
+    }
+
+    private void handleFromHead(Frame frame) {
+        ObjectNode h = frame.header();
+        if (h.has("cid")) {
+            Connection local = clients.get(h.path("cid").asLong());
+            h.remove("cid");
+            if (local != null) local.send(frame);
+            return;
+        }
+        switch (frame.op()) {
+            case "ping" -> { }
+            case "client_close" -> {
+                Connection local = clients.get(h.path("client").asLong());
+                if (local != null) local.closeAfterFlush();
+            }
+            case "start_actor" -> agent.spawn(spawnSpec(h));
+            case "kill_actor" -> agent.kill(h.path("actor_id").asText());
+            default -> LOG.warning("the head sent unknown link op '" + frame.op() + "'");
+        }
+    }
+
+    private static SpawnSpec spawnSpec(ObjectNode h) {
+        List<String> gpus = new ArrayList<>();
+        h.path("gpu_ids").forEach(g -> gpus.add(g.asText()));
+        Map<String, String> env = new LinkedHashMap<>();
+        h.path("env_vars").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+        ObjectNode ctx = (ObjectNode) h.path("context");
+        List<String> sysPath = new ArrayList<>();
+        ctx.path("sysPath").forEach(p -> sysPath.add(p.asText()));
+        ProcessContext context = new ProcessContext(ctx.path("python").asText(null), ctx.path("cwd").asText(null), sysPath);
+        return new SpawnSpec(h.path("actor_id").asText(), h.path("class_name").asText(), gpus, env, context,
+                h.path("log_to_owner").asBoolean(true));
+    }
+
+    private void heartbeatLoop() {
+        while (!stopping.get()) {
+            head.send(new Frame(Frames.header("ping")));
+            try {
+                Thread.sleep(heartbeat.periodMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (lastSeen.silentMillis() > heartbeat.timeoutMillis()) {
+                headLost("no heartbeat from the head for " + lastSeen.silentMillis() + " ms");
+                return;
+            }
+        }
+    }
+
+    private void headLost(String reason) {
+        if (stopping.get()) return;
+        LOG.severe("lost the head (" + reason + "): stopping this node's actors and exiting");
+        requestShutdown();
+    }
+
+    private void requestShutdown() {
+        if (stopping.get()) return;
+        Thread.ofPlatform().name("shutdown").start(this::shutdown);
+    }
+
+    @Override
+    public void shutdown() {
+        if (!stopping.compareAndSet(false, true)) {
+            try {
+                stopped.await();
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
+        if (head != null && head.isOpen()) head.send(new Frame(Frames.header("node_leave")));
+        if (unixListener != null) unixListener.close();
+        for (Connection c : clients.values()) c.closeAfterFlush();
+        agent.killAll();
+        agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS);
+        session.removeNodeJson();
+        if (head != null) head.closeAfterFlush();
+        LOG.info("beam daemon stopped");
+        stopped.countDown();
+    }
+
+    @Override
+    public void awaitStopped() throws InterruptedException {
+        stopped.await();
+    }
+
+    @Override
+    public String nodeIp() {
+        return nodeIp;
+    }
+
+    @Override
+    public String gcsAddress() {
+        return config.headAddress();
+    }
+
+    @Override
+    public String joinHint() {
+        return "ray start --address='" + config.headAddress() + "' (with the head's token)";
+    }
+
+    // ------------------------------------------------- ActorEvents: up the link to the head
+
+    @Override
+    public void started(String actorId, long pid) {
+        ObjectNode h = Frames.header("actor_started");
+        h.put("actor_id", actorId);
+        h.put("pid", pid);
+        head.send(new Frame(h));
+    }
+
+    @Override
+    public void startFailed(String actorId, String detail) {
+        ObjectNode h = Frames.header("actor_start_failed");
+        h.put("actor_id", actorId);
+        h.put("detail", detail);
+        head.send(new Frame(h));
+    }
+
+    @Override
+    public void exited(String actorId, int exitCode, List<String> stderrTail) {
+        ObjectNode h = Frames.header("actor_exited");
+        h.put("actor_id", actorId);
+        h.put("code", exitCode);
+        ArrayNode tail = h.putArray("tail");
+        stderrTail.forEach(tail::add);
+        head.send(new Frame(h));
+    }
+
+    @Override
+    public void log(String actorId, Frame logFrame) {
+        logFrame.header().put("op", "actor_log");
+        head.send(logFrame);
+    }
+}

@@ -1,0 +1,116 @@
+package beam.link;
+
+import beam.auth.TokenAuth;
+import beam.cluster.Node;
+import beam.cluster.Resources;
+import beam.codec.Frame;
+import beam.codec.FrameException;
+import beam.connection.Connection;
+import beam.dispatch.DaemonContext;
+import beam.dispatch.Session;
+import beam.protocol.Frames;
+import beam.util.Ids;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
+
+/**
+ * The head's TCP door. Every peer first gets a {@code challenge} with a fresh nonce; its
+ * first frame must be {@code join} carrying HMAC-SHA256(token, nonce). A missing or wrong
+ * answer is refused before anything else is read, with an error that says how to supply
+ * the token. A peer that says nothing within {@link #HANDSHAKE_MILLIS} is cut off.
+ */
+public final class HeadGate {
+    static final long HANDSHAKE_MILLIS = 10_000;
+    private static final Logger LOG = Logger.getLogger(HeadGate.class.getName());
+
+    private final DaemonContext daemon;
+    private final TokenAuth auth;
+    private final Heartbeat heartbeat;
+
+    public HeadGate(DaemonContext daemon, TokenAuth auth, Heartbeat heartbeat) {
+        this.daemon = daemon;
+        this.auth = auth;
+        this.heartbeat = heartbeat;
+    }
+
+    public void serve(Connection connection) {
+        String nonce = TokenAuth.newNonce();
+        ObjectNode challenge = Frames.header("challenge");
+        challenge.put("nonce", nonce);
+        challenge.put("proto", Session.PROTOCOL_VERSION);
+        challenge.put("auth", auth.enabled() ? "token" : "disabled");
+        connection.send(new Frame(challenge));
+        AtomicBoolean joined = new AtomicBoolean();
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(HANDSHAKE_MILLIS);
+            } catch (InterruptedException ignored) {
+                return;
+            }
+            if (!joined.get()) connection.close();
+        });
+        Frame first;
+        try {
+            first = connection.read();
+        } catch (FrameException | IOException e) {
+            return;
+        }
+        if (first == null) return;
+        ObjectNode h = first.header();
+        long rid = h.path("rid").asLong(-1);
+        if (!first.op().equals("join")) {
+            refuse(connection, rid, "expected 'join' as the first frame on the head's TCP port; drivers connect to the "
+                    + "beam daemon on their own machine (start one there with `ray start --address HEAD:PORT`)");
+            return;
+        }
+        if (!auth.verify(nonce, h.path("auth").asText(null))) {
+            refuse(connection, rid, "authentication failed: " + (h.hasNonNull("auth") ? "wrong" : "missing")
+                    + " cluster token. Give the joining node the head's token with RAY_AUTH_TOKEN=<token>, "
+                    + "RAY_AUTH_TOKEN_PATH=<file> or --auth-token-path <file> (the head keeps it in "
+                    + "<temp-dir>/session_latest/" + TokenAuth.TOKEN_FILE + ")");
+            LOG.warning("refused a join from " + connection.peer() + ": bad token");
+            return;
+        }
+        int proto = h.path("proto").asInt(-1);
+        if (proto != Session.PROTOCOL_VERSION) {
+            refuse(connection, rid, "protocol version mismatch: the head speaks " + Session.PROTOCOL_VERSION
+                    + ", the joining node speaks " + proto + ". Install the same beam version on every node.");
+            return;
+        }
+        String nodeId = h.path("node_id").asText("");
+        String ip = h.path("node_ip").asText("");
+        if (!Ids.isHex(nodeId, 56) || ip.isEmpty()) {
+            refuse(connection, rid, "join: node_id (56 hex) and node_ip are required");
+            return;
+        }
+        Resources resources;
+        try {
+            resources = Resources.fromJson(h.get("resources"), "join resources");
+        } catch (IllegalArgumentException e) {
+            refuse(connection, rid, e.getMessage());
+            return;
+        }
+        List<String> gpuIds = new ArrayList<>();
+        h.path("gpu_ids").forEach(g -> gpuIds.add(g.asText()));
+        joined.set(true);
+        MemberLink link = new MemberLink(connection, daemon, nodeId, ip, h.path("session_dir").asText(""), heartbeat);
+        ObjectNode reply = Frames.ok(rid);
+        reply.put("head_node_id", daemon.nodeId());
+        reply.put("namespace", daemon.cluster().namespace());
+        reply.put("heartbeat_ms", heartbeat.periodMillis());
+        reply.put("timeout_ms", heartbeat.timeoutMillis());
+        connection.send(new Frame(reply));
+        daemon.cluster().addNode(new Node(nodeId, ip, h.path("hostname").asText(ip), false, resources, gpuIds, link));
+        LOG.info("node " + ip + " (" + nodeId + ") joined with " + resources);
+        link.run();
+    }
+
+    private static void refuse(Connection connection, long rid, String message) {
+        connection.send(Frames.error(rid, "ConnectionError", message));
+        connection.closeAfterFlush();
+    }
+}

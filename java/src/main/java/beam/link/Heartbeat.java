@@ -1,0 +1,35 @@
+package beam.link;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Liveness of one link. Each end sends a {@code ping} every {@code periodMillis}; any frame
+ * received counts as a sign of life. The peer is lost when nothing arrived for
+ * {@code timeoutMillis} (default 2.5 s, so a node is declared dead within 3 s). A closed
+ * socket is noticed at once without waiting for the timeout.
+ *
+ * @param periodMillis  how often to send a ping
+ * @param timeoutMillis silence after which the peer is lost
+ */
+public record Heartbeat(long periodMillis, long timeoutMillis) {
+    public static final Heartbeat DEFAULT = new Heartbeat(500, 2_500);
+
+    public Heartbeat {
+        if (periodMillis <= 0 || timeoutMillis <= periodMillis) {
+            throw new IllegalArgumentException("the node timeout must be longer than the heartbeat period");
+        }
+    }
+
+    /** Last time a frame arrived, in nanos; shared by the reader and the checker. */
+    public static final class LastSeen {
+        private final AtomicLong nanos = new AtomicLong(System.nanoTime());
+
+        public void touch() {
+            nanos.set(System.nanoTime());
+        }
+
+        public long silentMillis() {
+            return (System.nanoTime() - nanos.get()) / 1_000_000;
+        }
+    }
+}

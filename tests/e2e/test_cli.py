@@ -1,0 +1,152 @@
+"""The `ray` CLI end to end: start / status / stop, flags, --block, GPU detection.
+
+Every test starts its own cluster through the venv's `ray` command (the launcher plus the
+Java CLI) on a private temp dir; drivers are subprocesses with RAY_TMPDIR set.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+
+from conftest import (RAY_BIN, assert_no_processes, beam_env, cluster_processes, finish,
+                      node_json, pid_alive, ray_cli, read_line_with, run_driver,
+                      spawn_driver)
+
+# A driver that creates ``n`` actors, prints "PIDS [..]" and stays connected until killed.
+HOLD_ACTORS = """
+import os, sys, time, ray
+ray.init(address="auto")
+@ray.remote(num_cpus=0)
+class A:
+    def pid(self):
+        return os.getpid()
+actors = [A.remote() for _ in range({n})]
+print("PIDS", ray.get([a.pid.remote() for a in actors], timeout=60), flush=True)
+time.sleep(120)
+"""
+
+
+def _pids(lines):
+    line = next(x for x in lines if x.startswith("PIDS "))
+    return json.loads(line[len("PIDS "):])
+
+
+def test_start_returns_once_serving_and_prints_how_to_connect(clusters):
+    base = clusters.start("--num-cpus", "3", "--num-gpus", "2")
+    out = clusters.last.stdout
+    assert "ray.init()" in out and "ray stop" in out, f"no connect hint in: {out!r}"
+    # Right after `ray start` returned: a driver connects at once (no retry, no sleep).
+    done = run_driver(base, """
+        import ray
+        ray.init(address="auto")
+        r = ray.cluster_resources()
+        print("RES", r["CPU"], r["GPU"])
+    """)
+    assert done.returncode == 0, done.stderr
+    assert "RES 3.0 2.0" in done.stdout, done.stdout
+
+
+def test_status_shows_cpu_and_gpu_totals(clusters):
+    base = clusters.start("--num-cpus", "3", "--num-gpus", "2")
+    done = ray_cli(["status", "--temp-dir", base])
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"\b0(\.0)?/3(\.0)? CPU\b", done.stdout), done.stdout
+    assert re.search(r"\b0(\.0)?/2(\.0)? GPU\b", done.stdout), done.stdout
+
+
+def test_status_without_cluster_fails(tmp_path):
+    done = ray_cli(["status", "--temp-dir", str(tmp_path)])
+    assert done.returncode != 0, done.stdout
+
+
+def test_second_start_on_same_temp_dir_is_refused(clusters):
+    base = clusters.start("--num-cpus", "1", "--num-gpus", "0")
+    first_pid = node_json(base)["pid"]
+    again = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base, "--num-cpus", "1"])
+    assert again.returncode != 0, f"second start succeeded: {again.stdout}"
+    assert "already running" in (again.stdout + again.stderr), again.stderr
+    assert pid_alive(first_pid), "the refused start hurt the running daemon"
+    assert node_json(base)["pid"] == first_pid
+
+
+def test_ignored_ray_flags_are_accepted_with_one_notice_each(clusters):
+    base = clusters.new_dir()
+    ignored = ["--dashboard-host", "--include-dashboard", "--disable-usage-stats",
+               "--object-store-memory"]
+    done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base, "--num-cpus", "1",
+                    "--dashboard-host", "0.0.0.0", "--include-dashboard=false",
+                    "--disable-usage-stats", "--object-store-memory", "1000"])
+    assert done.returncode == 0, done.stderr
+    text = (done.stdout + done.stderr).splitlines()
+    for flag in ignored:
+        lines = [x for x in text if flag in x]
+        assert len(lines) == 1, f"expected one notice naming {flag}, got {lines} in {text}"
+    assert cluster_processes(base), "the daemon is not running after start"
+
+
+def test_unknown_flag_is_an_error_naming_it(clusters):
+    base = clusters.new_dir()
+    done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base, "--bogus-flag-xyz"])
+    assert done.returncode != 0
+    assert "--bogus-flag-xyz" in done.stdout + done.stderr, done.stderr
+    assert not cluster_processes(base), "a daemon started despite the bad flag"
+
+
+def test_stop_leaves_no_process(clusters):
+    base = clusters.start("--num-cpus", "2", "--num-gpus", "0")
+    daemon = node_json(base)["pid"]
+    driver = spawn_driver(base, HOLD_ACTORS.format(n=2))
+    try:
+        actors = _pids(read_line_with(driver, "PIDS"))
+        assert all(pid_alive(p) for p in actors)
+        done = ray_cli(["stop", "--temp-dir", base])
+        assert done.returncode == 0, done.stderr
+        # `ray stop` has returned: everything must already be gone (2 s of slack for reaping).
+        assert_no_processes(base, [daemon, *actors], within=2.0, what="`ray stop`")
+    finally:
+        finish(driver)
+
+
+def test_block_stays_in_foreground_until_sigterm(clusters):
+    base = clusters.new_dir()
+    proc = subprocess.Popen([RAY_BIN, "start", "--head", "--block", "--port", "0",
+                             "--temp-dir", base, "--num-cpus", "2", "--num-gpus", "0"],
+                            env=beam_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    driver = None
+    try:
+        read_line_with(proc, "ray.init()", timeout=60)
+        driver = spawn_driver(base, HOLD_ACTORS.format(n=1))
+        (actor,) = _pids(read_line_with(driver, "PIDS"))
+        assert proc.poll() is None, "`ray start --block` returned instead of blocking"
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            rc = proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("`ray start --block` still running 15 s after SIGTERM")
+        assert rc is not None
+        assert_no_processes(base, [actor], within=2.0, what="the --block daemon")
+    finally:
+        if driver is not None:
+            finish(driver)
+        finish(proc)
+
+
+def test_gpu_detection_honours_cuda_visible_devices(clusters):
+    base = clusters.start("--num-cpus", "2", CUDA_VISIBLE_DEVICES="3,5")
+    done = run_driver(base, """
+        import os, ray
+        ray.init(address="auto")
+        @ray.remote(num_gpus=1, num_cpus=0)
+        class G:
+            def ids(self):
+                return ray.get_gpu_ids(), os.environ.get("CUDA_VISIBLE_DEVICES")
+        gs = [G.remote(), G.remote()]
+        print("GPU", ray.cluster_resources().get("GPU"))
+        print("IDS", sorted(ray.get([g.ids.remote() for g in gs], timeout=60)))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert "GPU 2.0" in done.stdout, done.stdout
+    assert "IDS [([3], '3'), ([5], '5')]" in done.stdout, done.stdout

@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""Prove that nothing vLLM uses from ``ray`` is missing from beam.
+
+Reads a vLLM source tree (a checkout, an unpacked sdist, or an sdist fetched from PyPI),
+finds every ``ray`` symbol it imports or reaches through an attribute chain, and resolves
+each against beam's ``ray`` package in a clean subprocess. Each symbol ends up present, out
+of scope (the table below says why), or missing; any missing symbol makes the exit code 1.
+
+    python tools/scan_vllm_ray.py --version 0.11.0        # fetch the sdist, scan it
+    python tools/scan_vllm_ray.py --latest --json out.json
+    python tools/scan_vllm_ray.py --src ~/vllm --include-tests
+"""
+
+import argparse
+import ast
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+BEAM_PYTHON = Path(__file__).resolve().parent.parent / "python"
+CACHE = Path.home() / ".cache" / "beam"
+TEST_DIRS = {"tests", "benchmarks", "examples"}
+
+# Parts of Ray that beam deliberately leaves out. Keys are fnmatch patterns over the dotted
+# symbol; a pattern also covers everything below it. Each reason says where vLLM uses it.
+OUT_OF_SCOPE = {
+    "ray.dag": "Ray Compiled Graphs: only the legacy RayDistributedExecutor "
+               "(VLLM_USE_RAY_V2_EXECUTOR_BACKEND=0) builds a DAG per step",
+    "ray.experimental.channel": "Compiled Graphs channels (accelerator context, NCCL "
+                                "communicator): legacy executor only",
+    "ray.experimental.compiled_dag_ref": "must NOT exist: vLLM probes for it to decide whether "
+                                         "Compiled Graphs are available",
+    "ray.data": "Ray Data: batch inference helpers, not the serving path",
+    "ray.serve": "Ray Serve: only to tag metrics with the Serve replica when running inside one",
+    "ray.train": "Ray Train: not used by vLLM serving",
+    "ray.tune": "Ray Tune: not used by vLLM serving",
+    "ray.air": "Ray AIR: not used by vLLM serving",
+    "ray._private.accelerators.*TPU*": "TPU only: TPU pod topology via Ray's TPU accelerator "
+                                       "manager",
+    "ray.util.collective": "Ray collective groups: vLLM does its own NCCL; only "
+                           "examples / RLHF weight sync use these",
+    "ray.util.tpu": "TPU only: TPU slice placement",
+    "ray.experimental.set_target_for_ref": "Ray Direct Transport (RDT): optional sharded_rdt "
+                                           "weight transfer for RL trainers",
+    "ray.experimental.register_nixl_memory": "Ray Direct Transport (RDT): optional sharded_rdt "
+                                             "weight transfer over NIXL",
+}
+# Present in beam although vLLM must not find them: their absence is the correct state.
+MUST_BE_ABSENT = {"ray.experimental.compiled_dag_ref"}
+
+
+def is_ray(module):
+    """True for ``ray`` and its submodules (not ``rayon`` or ``vllm.ray``)."""
+    return module == "ray" or module.startswith("ray.")
+
+
+def python_files(src, include_tests):
+    """The .py files to scan: the ``vllm`` package when SRC holds one, else SRC itself.
+    Test, benchmark and example trees are skipped by default because the question is what
+    a *running* vLLM needs from Ray."""
+    src = Path(src)
+    pkg = src / "vllm"
+    roots = [pkg] if pkg.is_dir() else [src]
+    if include_tests and pkg.is_dir():
+        roots += [src / d for d in sorted(TEST_DIRS) if (src / d).is_dir()]
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith(".")
+                                 and (include_tests or d not in TEST_DIRS))
+            yield from (Path(dirpath) / f for f in sorted(filenames) if f.endswith(".py"))
+
+
+def reexports_ray(src, module):
+    """``from vllm.x.ray_utils import ray`` hands on Ray itself when ``vllm/x/ray_utils.py``
+    is a module (not when ``vllm.x.ray`` is a vLLM subpackage of that name)."""
+    return (Path(src) / (module.replace(".", "/") + ".py")).is_file()
+
+
+def import_bindings(tree, src):
+    """Map each local name bound to part of Ray to its dotted path, and list the imports
+    themselves as uses. One map per file, whatever the scope: vLLM imports Ray lazily
+    inside functions and try blocks, and the same name always means the same thing."""
+    names, uses = {}, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if is_ray(a.name):
+                    if a.asname:
+                        names[a.asname] = a.name
+                    else:
+                        names["ray"] = "ray"
+                    uses.append((a.name, node.lineno))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for a in node.names:
+                if is_ray(node.module) and a.name != "*":
+                    names[a.asname or a.name] = f"{node.module}.{a.name}"
+                    uses.append((f"{node.module}.{a.name}", node.lineno))
+                elif is_ray(node.module):
+                    uses.append((node.module, node.lineno))
+                elif a.name == "ray" and reexports_ray(src, node.module):
+                    names[a.asname or "ray"] = "ray"
+    return names, uses
+
+
+def attribute_chain(node):
+    """``a.b.c`` -> ["a", "b", "c"]; None when the chain starts at a call or subscript
+    (``ray.get_runtime_context().get_node_id``): the part before the call is its own chain."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id] + parts[::-1]
+
+
+class UseFinder(ast.NodeVisitor):
+    """Records the longest Ray attribute chain at each place a Ray-bound name is read."""
+
+    def __init__(self, names):
+        self.names, self.uses = names, []
+
+    def visit_Attribute(self, node):
+        parts = attribute_chain(node)
+        if parts and parts[0] in self.names:
+            self.uses.append((".".join([self.names[parts[0]]] + parts[1:]), node.lineno))
+        else:
+            self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.names:
+            self.uses.append((self.names[node.id], node.lineno))
+
+
+def scan(src, include_tests=False):
+    """Return {symbol: [(relative file, line), ...]} for every Ray symbol under SRC."""
+    found = {}
+    for path in python_files(src, include_tests):
+        try:
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (SyntaxError, ValueError) as e:
+            print(f"scan: skipping {path}: {e}", file=sys.stderr)
+            continue
+        names, uses = import_bindings(tree, src)
+        if not names and not uses:
+            continue
+        finder = UseFinder(names)
+        finder.visit(tree)
+        rel = path.relative_to(src).as_posix()
+        for symbol, line in sorted(set(uses + finder.uses), key=lambda u: u[1]):
+            found.setdefault(symbol, []).append((rel, line))
+    return found
+
+
+RESOLVER = r"""
+import importlib, json, sys, types
+def resolve(symbol):
+    parts = symbol.split(".")
+    obj, path = importlib.import_module(parts[0]), parts[0]
+    for part in parts[1:]:
+        parent, path = path, path + "." + part
+        try:
+            obj = getattr(obj, part)
+            continue
+        except AttributeError:
+            pass
+        if not isinstance(obj, types.ModuleType):
+            return f"{parent} has no attribute {part!r}"
+        try:
+            obj = importlib.import_module(path)
+        except ImportError as e:
+            return f"{parent} has no {part!r} ({type(e).__name__}: {e})"
+    return None
+import ray
+out = {"ray_file": ray.__file__, "errors": {}}
+for symbol in json.load(sys.stdin):
+    try:
+        out["errors"][symbol] = resolve(symbol)
+    except Exception as e:
+        out["errors"][symbol] = f"{type(e).__name__}: {e}"
+json.dump(out, sys.stdout)
+"""
+
+
+def resolve_in_beam(symbols, beam_python=BEAM_PYTHON, python=sys.executable):
+    """Resolve each symbol against beam's ``ray`` in a fresh interpreter whose only extra
+    path is beam's python/ directory, so a real Ray (or a beam install) in the caller's
+    environment cannot answer for it. Returns {symbol: None or why it does not resolve}."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env["PYTHONPATH"] = str(beam_python)
+    proc = subprocess.run([python, "-s", "-c", RESOLVER], input=json.dumps(sorted(symbols)),
+                          capture_output=True, text=True, env=env, cwd=str(beam_python))
+    if proc.returncode != 0:
+        sys.exit(f"scan: could not import beam's ray from {beam_python}:\n{proc.stderr}")
+    out = json.loads(proc.stdout)
+    if not Path(out["ray_file"]).resolve().is_relative_to(Path(beam_python).resolve()):
+        sys.exit(f"scan: resolved ray from {out['ray_file']}, not from {beam_python}")
+    return out["errors"]
+
+
+def out_of_scope_reason(symbol):
+    """The table's reason for SYMBOL (or for a pattern above it), else None."""
+    for pattern, reason in OUT_OF_SCOPE.items():
+        if fnmatch.fnmatchcase(symbol, pattern) or fnmatch.fnmatchcase(symbol, pattern + ".*"):
+            return reason
+    return None
+
+
+def classify(found, errors):
+    """One row per symbol: present if it resolves in beam, else out of scope if the table
+    covers it, else missing. A MUST_BE_ABSENT symbol that resolves is 'must be absent'."""
+    rows = []
+    for symbol, uses in sorted(found.items()):
+        error, reason = errors[symbol], out_of_scope_reason(symbol)
+        if symbol in MUST_BE_ABSENT and error is None:
+            status, reason = "must be absent", reason
+        elif error is None:
+            status, reason = "present", ""
+        elif reason:
+            status = "out of scope"
+        else:
+            status, reason = "missing", error
+        rows.append({"symbol": symbol, "status": status, "reason": reason,
+                     "uses": [{"file": f, "line": n} for f, n in uses]})
+    return rows
+
+
+def summary(rows):
+    """``present N, out of scope M, missing K`` (plus any symbol that must be absent)."""
+    count = {s: sum(r["status"] == s for r in rows)
+             for s in ("present", "out of scope", "missing", "must be absent")}
+    line = f"present {count['present']}, out of scope {count['out of scope']}, " \
+           f"missing {count['missing']}"
+    if count["must be absent"]:
+        line += f", must be absent {count['must be absent']}"
+    return line, count
+
+
+def print_table(rows, out=sys.stdout):
+    """Text table, missing symbols first; uses are the first three file:line places."""
+    order = {"missing": 0, "must be absent": 1, "out of scope": 2, "present": 3}
+    cells = [(r["symbol"], r["status"],
+              ", ".join(f"{u['file']}:{u['line']}" for u in r["uses"][:3])
+              + (f" (+{len(r['uses']) - 3})" if len(r["uses"]) > 3 else ""), r["reason"])
+             for r in sorted(rows, key=lambda r: (order[r["status"]], r["symbol"]))]
+    head = ("symbol", "status", "used at", "reason")
+    widths = [max(len(c[i]) for c in cells + [head]) for i in range(3)]
+    for c in [head] + cells:
+        print("  ".join(c[i].ljust(widths[i]) for i in range(3)) + "  " + c[3], file=out)
+
+
+def pip(*args, env=None):
+    """Run this interpreter's pip (the ordinary PyPI client) and capture its output."""
+    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True,
+                          text=True, env=env)
+
+
+def latest_version():
+    """The newest vLLM release on PyPI, as ``pip index versions`` reports it."""
+    proc = pip("index", "versions", "vllm")
+    match = re.search(r"^vllm \(([^)]+)\)", proc.stdout, re.M)
+    if not match:
+        sys.exit(f"scan: pip index versions vllm failed:\n{proc.stderr}")
+    return match.group(1)
+
+
+def fetch_sdist(version, cache=CACHE):
+    """Unpacked sdist of vLLM VERSION under CACHE/vllm-VERSION/src, fetched once with pip.
+
+    ``pip download --no-binary :all:`` must build an sdist's metadata before it saves the
+    archive, and vLLM's build needs torch, which has no sdist, so the download itself
+    always ends in an error. ``--no-build-isolation`` skips installing build deps (the
+    build then fails at once on ``import torch``) and ``--no-clean`` keeps the sdist pip
+    already unpacked in its temp dir (TMPDIR points into the cache): that tree is the sdist.
+    A plain success (the .tar.gz in the cache) is handled too."""
+    dest = Path(cache) / f"vllm-{version}"
+    src = dest / "src"
+    if (src / "PKG-INFO").is_file():
+        return src
+    tmp = dest / "tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    proc = pip("download", f"vllm=={version}", "--no-deps", "--no-binary", ":all:",
+               "--no-build-isolation", "--no-clean", "-d", str(dest),
+               env=dict(os.environ, TMPDIR=str(tmp)))
+    for archive in dest.glob(f"vllm-{version}.tar.gz"):
+        with tarfile.open(archive) as tar:
+            tar.extractall(tmp / "unpacked", **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    for info in list(tmp.glob("*/PKG-INFO")) + list(tmp.glob("*/*/PKG-INFO")):
+        if re.search(rf"^Version: {re.escape(version)}$", info.read_text(errors="replace"), re.M):
+            info.parent.rename(src)
+            break
+    shutil.rmtree(tmp, ignore_errors=True)
+    if not (src / "PKG-INFO").is_file():
+        sys.exit(f"scan: could not fetch the vllm=={version} sdist:\n{proc.stdout[-2000:]}"
+                 f"{proc.stderr[-2000:]}")
+    return src
+
+
+def sdist_version(src):
+    """The ``Version:`` in SRC/PKG-INFO, or None for a checkout."""
+    info = Path(src) / "PKG-INFO"
+    match = info.is_file() and re.search(r"^Version: (\S+)", info.read_text(errors="replace"), re.M)
+    return match.group(1) if match else None
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--src", help="vLLM source tree: a checkout or an unpacked sdist")
+    where.add_argument("--version", help="fetch this vLLM release's sdist from PyPI")
+    where.add_argument("--latest", action="store_true", help="fetch the newest vLLM release")
+    p.add_argument("--include-tests", action="store_true",
+                   help="also scan tests/, benchmarks/ and examples/")
+    p.add_argument("--json", metavar="PATH", help="write machine-readable results ('-': stdout)")
+    p.add_argument("--cache-dir", default=str(CACHE), help="where sdists are kept (%(default)s)")
+    p.add_argument("--beam-python", default=str(BEAM_PYTHON),
+                   help="directory holding beam's ray package (%(default)s)")
+    args = p.parse_args(argv)
+
+    version = latest_version() if args.latest else args.version
+    src = Path(args.src) if args.src else fetch_sdist(version, args.cache_dir)
+    if not src.is_dir():
+        p.error(f"{src} is not a directory")
+    found = scan(src, args.include_tests)
+    rows = classify(found, resolve_in_beam(found, args.beam_python))
+    line, count = summary(rows)
+    print_table(rows, sys.stderr if args.json == "-" else sys.stdout)
+    print(line, file=sys.stderr if args.json == "-" else sys.stdout)
+    if args.json:
+        doc = {"source": str(src), "vllm_version": version or sdist_version(src),
+               "beam_python": args.beam_python, "include_tests": args.include_tests,
+               "summary": count, "symbols": rows}
+        text = json.dumps(doc, indent=2) + "\n"
+        sys.stdout.write(text) if args.json == "-" else Path(args.json).write_text(text)
+    return 1 if count["missing"] or count["must be absent"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
