@@ -83,29 +83,22 @@ def reexports_ray(src, module):
 
 
 def import_bindings(tree, src):
-    """Map each local name bound to part of Ray to its dotted path, and list the imports
-    themselves as uses. One map per file, whatever the scope: vLLM imports Ray lazily
-    inside functions and try blocks, and the same name always means the same thing."""
-    names, uses = {}, []
+    """Map each local name bound to part of Ray to its dotted path. One map per file,
+    whatever the scope: vLLM imports Ray lazily inside functions and try blocks, and the
+    same name always means the same thing there."""
+    names = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if is_ray(a.name):
-                    if a.asname:
-                        names[a.asname] = a.name
-                    else:
-                        names["ray"] = "ray"
-                    uses.append((a.name, node.lineno))
+                    names[a.asname or "ray"] = a.name if a.asname else "ray"
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             for a in node.names:
                 if is_ray(node.module) and a.name != "*":
                     names[a.asname or a.name] = f"{node.module}.{a.name}"
-                    uses.append((f"{node.module}.{a.name}", node.lineno))
-                elif is_ray(node.module):
-                    uses.append((node.module, node.lineno))
                 elif a.name == "ray" and reexports_ray(src, node.module):
                     names[a.asname or "ray"] = "ray"
-    return names, uses
+    return names
 
 
 def attribute_chain(node):
@@ -120,26 +113,82 @@ def attribute_chain(node):
     return [node.id] + parts[::-1]
 
 
+def is_type_checking(test):
+    """``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``"""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 class UseFinder(ast.NodeVisitor):
-    """Records the longest Ray attribute chain at each place a Ray-bound name is read."""
+    """Records each Ray import and the longest Ray attribute chain wherever a Ray-bound
+    name is read, as (symbol, line, typing_only). typing_only marks code Python never runs:
+    an ``if TYPE_CHECKING:`` body or a variable annotation inside a function (PEP 526)."""
 
     def __init__(self, names):
         self.names, self.uses = names, []
+        self.typing, self.in_function = False, 0
+
+    def add(self, symbol, node):
+        self.uses.append((symbol, node.lineno, self.typing))
+
+    def visit_Import(self, node):
+        for a in node.names:
+            if is_ray(a.name):
+                self.add(a.name, node)
+
+    def visit_ImportFrom(self, node):
+        if node.level == 0 and node.module and is_ray(node.module):
+            for a in node.names:
+                self.add(node.module if a.name == "*" else f"{node.module}.{a.name}", node)
 
     def visit_Attribute(self, node):
         parts = attribute_chain(node)
         if parts and parts[0] in self.names:
-            self.uses.append((".".join([self.names[parts[0]]] + parts[1:]), node.lineno))
+            self.add(".".join([self.names[parts[0]]] + parts[1:]), node)
         else:
             self.generic_visit(node)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load) and node.id in self.names:
-            self.uses.append((self.names[node.id], node.lineno))
+            self.add(self.names[node.id], node)
+
+    def typing_only(self, nodes):
+        saved, self.typing = self.typing, True
+        for n in nodes:
+            self.visit(n)
+        self.typing = saved
+
+    def visit_If(self, node):
+        if not is_type_checking(node.test):
+            return self.generic_visit(node)
+        self.typing_only(node.body)
+        for n in node.orelse:
+            self.visit(n)
+
+    def visit_FunctionDef(self, node):
+        self.in_function += 1
+        self.generic_visit(node)
+        self.in_function -= 1
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        saved, self.in_function = self.in_function, 0  # class-level annotations do run
+        self.generic_visit(node)
+        self.in_function = saved
+
+    def visit_AnnAssign(self, node):
+        if not self.in_function:
+            return self.generic_visit(node)
+        self.typing_only([node.annotation])
+        for n in (node.target, node.value):
+            if n is not None:
+                self.visit(n)
 
 
 def scan(src, include_tests=False):
-    """Return {symbol: [(relative file, line), ...]} for every Ray symbol under SRC."""
+    """Return {symbol: [(relative file, line, typing_only), ...]} for every Ray symbol
+    under SRC."""
     found = {}
     for path in python_files(src, include_tests):
         try:
@@ -147,54 +196,63 @@ def scan(src, include_tests=False):
         except (SyntaxError, ValueError) as e:
             print(f"scan: skipping {path}: {e}", file=sys.stderr)
             continue
-        names, uses = import_bindings(tree, src)
-        if not names and not uses:
-            continue
-        finder = UseFinder(names)
+        finder = UseFinder(import_bindings(tree, src))
         finder.visit(tree)
         rel = path.relative_to(src).as_posix()
-        for symbol, line in sorted(set(uses + finder.uses), key=lambda u: u[1]):
-            found.setdefault(symbol, []).append((rel, line))
+        for symbol, line, typing in sorted(set(finder.uses), key=lambda u: (u[1], u[2])):
+            found.setdefault(symbol, []).append((rel, line, typing))
     return found
 
 
-RESOLVER = r"""
-import importlib, json, sys, types
 def resolve(symbol):
+    """Why SYMBOL does not resolve in the ``ray`` on sys.path, or None if it does: import
+    the longest module path it starts with, then getattr the rest (Python's own rule, so
+    ``ray.util.placement_group.PlacementGroup`` reaches the module even though the
+    attribute ``ray.util.placement_group`` is the function of that name)."""
+    import importlib
     parts = symbol.split(".")
-    obj, path = importlib.import_module(parts[0]), parts[0]
-    for part in parts[1:]:
-        parent, path = path, path + "." + part
+    for i in range(len(parts), 0, -1):
+        module = ".".join(parts[:i])
         try:
-            obj = getattr(obj, part)
-            continue
+            obj = importlib.import_module(module)
+            break
+        except ModuleNotFoundError as e:
+            if e.name is None or not (module + ".").startswith(e.name + "."):
+                return f"import {module} failed: {e}"
+        except Exception as e:
+            return f"import {module} failed: {type(e).__name__}: {e}"
+    else:
+        return f"no module {parts[0]}"
+    for j in range(i, len(parts)):
+        try:
+            obj = getattr(obj, parts[j])
         except AttributeError:
-            pass
-        if not isinstance(obj, types.ModuleType):
-            return f"{parent} has no attribute {part!r}"
-        try:
-            obj = importlib.import_module(path)
-        except ImportError as e:
-            return f"{parent} has no {part!r} ({type(e).__name__}: {e})"
+            return f"{'.'.join(parts[:j])} has no attribute {parts[j]!r}"
     return None
-import ray
-out = {"ray_file": ray.__file__, "errors": {}}
-for symbol in json.load(sys.stdin):
-    try:
-        out["errors"][symbol] = resolve(symbol)
-    except Exception as e:
-        out["errors"][symbol] = f"{type(e).__name__}: {e}"
-json.dump(out, sys.stdout)
-"""
+
+
+def resolver_main():
+    """Subprocess side of resolve_in_beam: symbols as JSON on stdin, answers on stdout."""
+    import ray
+    errors = {}
+    for symbol in json.load(sys.stdin):
+        try:
+            errors[symbol] = resolve(symbol)
+        except Exception as e:  # a broken __getattr__ is an answer too
+            errors[symbol] = f"{type(e).__name__}: {e}"
+    json.dump({"ray_file": ray.__file__, "errors": errors}, sys.stdout)
 
 
 def resolve_in_beam(symbols, beam_python=BEAM_PYTHON, python=sys.executable):
     """Resolve each symbol against beam's ``ray`` in a fresh interpreter whose only extra
-    path is beam's python/ directory, so a real Ray (or a beam install) in the caller's
-    environment cannot answer for it. Returns {symbol: None or why it does not resolve}."""
+    paths are beam's python/ directory and this tool's, so a real Ray (or a beam install)
+    in the caller's environment cannot answer for it.
+    Returns {symbol: None or why it does not resolve}."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["PYTHONPATH"] = str(beam_python)
-    proc = subprocess.run([python, "-s", "-c", RESOLVER], input=json.dumps(sorted(symbols)),
+    code = (f"import sys; sys.path.append({str(Path(__file__).resolve().parent)!r}); "
+            "import scan_vllm_ray; scan_vllm_ray.resolver_main()")
+    proc = subprocess.run([python, "-s", "-c", code], input=json.dumps(sorted(symbols)),
                           capture_output=True, text=True, env=env, cwd=str(beam_python))
     if proc.returncode != 0:
         sys.exit(f"scan: could not import beam's ray from {beam_python}:\n{proc.stderr}")
@@ -213,21 +271,24 @@ def out_of_scope_reason(symbol):
 
 
 def classify(found, errors):
-    """One row per symbol: present if it resolves in beam, else out of scope if the table
-    covers it, else missing. A MUST_BE_ABSENT symbol that resolves is 'must be absent'."""
+    """One row per symbol: present if it resolves in beam; else out of scope if the table
+    covers it or every use is one Python never runs (typing only); else missing. A
+    MUST_BE_ABSENT symbol that resolves is 'must be absent'."""
     rows = []
     for symbol, uses in sorted(found.items()):
         error, reason = errors[symbol], out_of_scope_reason(symbol)
         if symbol in MUST_BE_ABSENT and error is None:
-            status, reason = "must be absent", reason
+            status = "must be absent"
         elif error is None:
             status, reason = "present", ""
         elif reason:
             status = "out of scope"
+        elif all(typing for _, _, typing in uses):
+            status, reason = "out of scope", f"typing only, never evaluated ({error})"
         else:
             status, reason = "missing", error
         rows.append({"symbol": symbol, "status": status, "reason": reason,
-                     "uses": [{"file": f, "line": n} for f, n in uses]})
+                     "uses": [{"file": f, "line": n, "typing_only": t} for f, n, t in uses]})
     return rows
 
 

@@ -116,7 +116,22 @@ final class HostProbe {
             InetAddress local = s.getLocalAddress();
             if (local != null && !local.isAnyLocalAddress()) return local.getHostAddress();
         } catch (IOException ignored) {
-            // no route
+            // no route: fall back to the first address of an interface that is up
+        }
+        return firstInterfaceAddress();
+    }
+
+    /** The first IPv4 address of an up, non-loopback interface, else 127.0.0.1. */
+    static String firstInterfaceAddress() {
+        try {
+            for (var nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+                if (!nic.isUp() || nic.isLoopback()) continue;
+                for (InetAddress a : java.util.Collections.list(nic.getInetAddresses())) {
+                    if (a instanceof java.net.Inet4Address) return a.getHostAddress();
+                }
+            }
+        } catch (IOException ignored) {
+            // none
         }
         return "127.0.0.1";
     }

@@ -1,0 +1,173 @@
+package beam.link;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import beam.auth.TokenAuth;
+import beam.codec.Frame;
+import beam.codec.FrameCodec;
+import beam.codec.FrameLimits;
+import beam.daemon.Daemon;
+import beam.daemon.DaemonConfig;
+import beam.daemon.MemberDaemon;
+import beam.daemon.SessionDir;
+import beam.util.Ids;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A head and joined nodes in-process on loopback: auth, join, leave, loss. */
+@Timeout(60)
+class NodeLinkTest {
+    @TempDir
+    Path temp;
+    Daemon head;
+    String token = TokenAuth.newToken();
+    int port;
+
+    @BeforeEach
+    void startHead() throws IOException {
+        DaemonConfig config = new DaemonConfig(0, 2, 2, null, "127.0.0.1", temp.resolve("head"), 0, FrameLimits.DEFAULT,
+                64, null, token, new Heartbeat(100, 600));
+        head = new Daemon(config, SessionDir.create(temp.resolve("head"))).start();
+        port = Integer.parseInt(head.gcsAddress().substring(head.gcsAddress().lastIndexOf(':') + 1));
+    }
+
+    @AfterEach
+    void stop() {
+        head.shutdown();
+    }
+
+    private MemberDaemon join(String ip, String withToken) throws IOException {
+        Path dir = temp.resolve("node-" + ip);
+        DaemonConfig config = new DaemonConfig(0, 2, 2, null, ip, dir, 0, FrameLimits.DEFAULT, 64,
+                "127.0.0.1:" + port, withToken, new Heartbeat(100, 600));
+        return new MemberDaemon(config, SessionDir.create(dir)).start();
+    }
+
+    private JsonNode node(String ip) {
+        for (JsonNode n : head.cluster().clusterState().get("nodes")) {
+            if (n.get("NodeManagerAddress").asText().equals(ip)) return n;
+        }
+        return null;
+    }
+
+    @Test
+    void nodeJoinsWithTheRightTokenAndAddsItsResources() throws Exception {
+        MemberDaemon member = join("127.0.0.2", token);
+        try {
+            JsonNode n = node("127.0.0.2");
+            assertThat(n).isNotNull();
+            assertThat(n.get("Alive").asBoolean()).isTrue();
+            assertThat(n.get("Resources").get("node:127.0.0.2").asDouble()).isEqualTo(1.0);
+            assertThat(n.get("Resources").has("node:__internal_head__")).isFalse();
+            assertThat(head.cluster().clusterState().get("total").get("GPU").asDouble()).isEqualTo(4.0);
+        } finally {
+            member.shutdown();
+        }
+    }
+
+    @Test
+    void wrongOrMissingTokenIsRefusedWithHowToFixIt() {
+        assertThatThrownBy(() -> join("127.0.0.3", "not-the-token"))
+                .hasMessageContaining("authentication failed").hasMessageContaining("RAY_AUTH_TOKEN");
+        assertThatThrownBy(() -> join("127.0.0.4", null)).hasMessageContaining("RAY_AUTH_TOKEN");
+        assertThat(node("127.0.0.3")).isNull();
+        assertThat(node("127.0.0.4")).isNull();
+    }
+
+    @Test
+    void cleanLeaveIsNoticedAtOnce() throws Exception {
+        MemberDaemon member = join("127.0.0.5", token);
+        member.shutdown();
+        long deadline = System.currentTimeMillis() + 400; // well under the 600 ms timeout
+        while (node("127.0.0.5").get("Alive").asBoolean() && System.currentTimeMillis() < deadline) Thread.sleep(10);
+        JsonNode n = node("127.0.0.5");
+        assertThat(n.get("Alive").asBoolean()).isFalse();
+        assertThat(n.get("DeathReasonMessage").asText()).contains("left");
+        assertThat(head.cluster().clusterState().get("total").get("GPU").asDouble()).isEqualTo(2.0);
+    }
+
+    /** A raw TCP peer: reads the challenge, then sends what the test says. */
+    private JsonNode rawAttempt(java.util.function.Function<String, ObjectNode> firstFrame) throws Exception {
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
+            DataInputStream in = new DataInputStream(Channels.newInputStream(ch));
+            FrameCodec codec = new FrameCodec(FrameLimits.DEFAULT);
+            Frame challenge = codec.decode(in);
+            assertThat(challenge.op()).isEqualTo("challenge");
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(firstFrame.apply(challenge.header().get("nonce").asText())))));
+            Frame reply = codec.decode(in);
+            if (!reply.header().get("ok").asBoolean()) {
+                assertThat(codec.decode(in)).as("connection closed after refusal").isNull();
+            }
+            return reply.header();
+        }
+    }
+
+    private static ObjectNode join(String auth) {
+        ObjectNode h = FrameCodec.JSON.createObjectNode().put("op", "join").put("rid", 1).put("proto", 1)
+                .put("node_id", Ids.nodeId()).put("node_ip", "127.0.0.9");
+        if (auth != null) h.put("auth", auth);
+        h.putObject("resources").put("CPU", 1);
+        return h;
+    }
+
+    @Test
+    void aPeerThatSkipsTheHandshakeIsRefusedBeforeAnythingElse() throws Exception {
+        JsonNode reply = rawAttempt(nonce -> FrameCodec.JSON.createObjectNode().put("op", "hello").put("rid", 1)
+                .put("proto", 1).put("role", "driver"));
+        assertThat(reply.get("ok").asBoolean()).isFalse();
+        assertThat(reply.get("error").asText()).contains("join");
+        assertThat(node("127.0.0.9")).isNull();
+    }
+
+    @Test
+    void aReplayedAnswerFailsAgainstAFreshNonce() throws Exception {
+        String[] captured = new String[1];
+        JsonNode ok = rawAttempt(nonce -> {
+            captured[0] = new TokenAuth(token).answer(nonce);
+            return join(captured[0]);
+        });
+        assertThat(ok.get("ok").asBoolean()).as("the genuine join is accepted").isTrue();
+        JsonNode replay = rawAttempt(nonce -> join(captured[0]));
+        assertThat(replay.get("ok").asBoolean()).isFalse();
+        assertThat(replay.get("error").asText()).contains("authentication failed");
+    }
+
+    @Test
+    void silentNodeIsDeclaredLostAfterTheTimeout() throws Exception {
+        // A node that joins and then says nothing (no heartbeats): the head must give up on it.
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
+            DataInputStream in = new DataInputStream(Channels.newInputStream(ch));
+            FrameCodec codec = new FrameCodec(FrameLimits.DEFAULT);
+            String nonce = codec.decode(in).header().get("nonce").asText();
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(join(new TokenAuth(token).answer(nonce))))));
+            assertThat(codec.decode(in).header().get("ok").asBoolean()).isTrue();
+            long t0 = System.nanoTime();
+            while (node("127.0.0.9").get("Alive").asBoolean()) {
+                assertThat((System.nanoTime() - t0) / 1e6).as("declared dead within 3 s").isLessThan(3_000);
+                Thread.sleep(20);
+            }
+            assertThat(node("127.0.0.9").get("DeathReasonMessage").asText()).contains("no heartbeat");
+        }
+    }
+
+    @Test
+    void tokenFileIsOwnerOnly() throws Exception {
+        Path file = temp.resolve("head").resolve("session_latest").resolve(TokenAuth.TOKEN_FILE);
+        assertThat(Files.readString(file).trim()).isEqualTo(token);
+        assertThat(Files.getPosixFilePermissions(file)).hasSize(2);
+    }
+}
