@@ -34,10 +34,14 @@ OUT_OF_SCOPE = {
                "(VLLM_USE_RAY_V2_EXECUTOR_BACKEND=0) builds a DAG per step",
     "ray.experimental.channel": "Compiled Graphs channels (accelerator context, NCCL "
                                 "communicator): legacy executor only",
-    "ray.experimental.compiled_dag_ref": "must NOT exist: vLLM probes for it to decide whether "
-                                         "Compiled Graphs are available",
+    "ray.experimental.compiled_dag_ref": "must NOT exist: the legacy executor find_spec()s it "
+                                         "and, finding none, stops with 'Ray Compiled Graph "
+                                         "is not installed' instead of building a DAG",
     "ray.data": "Ray Data: batch inference helpers, not the serving path",
-    "ray.serve": "Ray Serve: only to tag metrics with the Serve replica when running inside one",
+    "ray.serve": "Ray Serve: v1/metrics/ray_wrappers.py (imported by no vLLM module; Ray Serve "
+                 "LLM passes RayPrometheusStatLogger) tags metrics with the Serve replica. "
+                 "NB: it shares a try block with ray.util.metrics, so without ray.serve those "
+                 "Ray metric wrappers are off too",
     "ray.train": "Ray Train: not used by vLLM serving",
     "ray.tune": "Ray Tune: not used by vLLM serving",
     "ray.air": "Ray AIR: not used by vLLM serving",
@@ -147,6 +151,16 @@ class UseFinder(ast.NodeVisitor):
             self.add(".".join([self.names[parts[0]]] + parts[1:]), node)
         else:
             self.generic_visit(node)
+
+    def visit_Call(self, node):
+        """``importlib.util.find_spec("ray.x")`` / ``import_module("ray.x")``: vLLM probes
+        optional parts of Ray by name (compiled graphs)."""
+        chain = attribute_chain(node.func) or [""]
+        arg = node.args[0] if node.args else None
+        if chain[-1] in ("find_spec", "import_module", "__import__") and \
+                isinstance(arg, ast.Constant) and isinstance(arg.value, str) and is_ray(arg.value):
+            self.add(arg.value, node)
+        self.generic_visit(node)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load) and node.id in self.names:

@@ -99,42 +99,50 @@ def spawn_driver(temp_dir, code, **extra_env):
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 
-def read_line_with(proc, needle, timeout=60):
-    """Read ``proc.stdout`` until a line containing ``needle``; return every line read so
-    far (this call's and earlier calls'). Fails with what was read on EOF or timeout.
+def read_line_with(proc, needle, timeout=60, stream="stdout"):
+    """Read ``proc``'s ``stream`` ("stdout" or "stderr") until a line containing ``needle``;
+    return every line of that stream read so far. Fails with what was read on EOF/timeout.
 
-    A daemon thread per process moves lines into a queue, so no read ever blocks the test.
+    A daemon thread per stream moves lines into a queue, so no read ever blocks the test.
     """
     import queue
     import threading
 
-    if not hasattr(proc, "_lines"):
-        proc._lines = queue.Queue()
-        proc._seen = []
+    pumps = proc.__dict__.setdefault("_pumps", {})
+    if stream not in pumps:
+        q, seen = queue.Queue(), []
 
-        def pump():
-            for line in proc.stdout:
-                proc._lines.put(line)
-            proc._lines.put(None)
+        def pump(f=getattr(proc, stream)):
+            for line in f:
+                q.put(line)
+            q.put(None)
         threading.Thread(target=pump, daemon=True).start()
+        pumps[stream] = (q, seen)
+    q, seen = pumps[stream]
     deadline = time.monotonic() + timeout
     while True:
         left = deadline - time.monotonic()
         try:
-            line = proc._lines.get(timeout=max(0.0, left)) if left > 0 else None
+            line = q.get(timeout=left) if left > 0 else None
         except queue.Empty:
             line = None
         if line is None:
             break
-        proc._seen.append(line)
+        seen.append(line)
         if needle in line:
-            return list(proc._seen)
+            return list(seen)
+    other = "stderr" if stream == "stdout" else "stdout"
     err = ""
-    if proc.poll() is not None and proc.stderr is not None:
-        err = proc.stderr.read()[-3000:]
-    pytest.fail(f"no line containing {needle!r} from pid {proc.pid} within {timeout} s "
-                f"(exit {proc.poll()}); stdout so far: {''.join(proc._seen)!r}; "
-                f"stderr: {err!r}")
+    if proc.poll() is not None and other not in pumps and getattr(proc, other) is not None:
+        err = getattr(proc, other).read()[-3000:]
+    pytest.fail(f"no {stream} line containing {needle!r} from pid {proc.pid} within "
+                f"{timeout} s (exit {proc.poll()}); {stream} so far: {''.join(seen)!r}; "
+                f"{other}: {err!r}")
+
+
+def lines_read(proc, stream="stdout"):
+    """Every line ``read_line_with`` has read from ``proc``'s ``stream`` so far."""
+    return list(proc.__dict__.get("_pumps", {}).get(stream, (None, []))[1])
 
 
 def finish(proc, sig=signal.SIGKILL, timeout=10):
@@ -142,6 +150,10 @@ def finish(proc, sig=signal.SIGKILL, timeout=10):
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, sig)
+    if "_pumps" in proc.__dict__:  # pump threads own the pipes: just reap
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout)
+        return "".join(lines_read(proc)), "".join(lines_read(proc, "stderr"))
     try:
         return proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

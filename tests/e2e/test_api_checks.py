@@ -43,7 +43,7 @@ def test_get_timeout_is_get_timeout_error_and_timeout_error(sleepers):
 
 
 def test_wait_keeps_input_order_and_num_returns(sleepers):
-    a, b, c = sleepers
+    a, (_, b, c) = Sleeper.remote(), sleepers
     slow = a.sleep.remote(30, "slow")
     fast = [b.echo.remote(i) for i in range(3)] + [c.echo.remote(i) for i in range(3, 5)]
     ray.get(fast, timeout=30)
@@ -54,8 +54,7 @@ def test_wait_keeps_input_order_and_num_returns(sleepers):
     ready, not_ready = ray.wait(refs, num_returns=2, timeout=10)
     assert ready == [fast[4], fast[0]], "ready refs not the first done ones in input order"
     assert not_ready == [slow, fast[2], fast[1], fast[3]]
-    ray.kill(a)  # free the slow call's actor for nobody: it is module-scoped, recreate
-    sleepers[0] = Sleeper.remote()
+    ray.kill(a)
 
 
 def test_wait_timeout_returns_what_is_ready(sleepers):

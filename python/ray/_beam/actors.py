@@ -94,7 +94,7 @@ def create(cls, opts: Dict[str, Any], args: tuple, kwargs: dict) -> "ActorHandle
         raise TypeError(f"name must be None or a string, got type {type(name)}.")
     if name and opts.get("get_if_exists"):
         try:
-            return get_actor(name)
+            return get_actor(name, opts.get("namespace"))
         except ValueError:
             pass
     wire = options.wire_options(opts, cls, c.job_runtime_env)
@@ -104,7 +104,7 @@ def create(cls, opts: Dict[str, Any], args: tuple, kwargs: dict) -> "ActorHandle
     payload = cloudpickle.dumps((cls, args, kwargs))
     actor_id = ids.new_actor_id(c.job_id)
     c.request("create_actor", {"actor_id": actor_id, "class_name": cls.__name__,
-                               "name": name, "options": wire}, payload)
+                               "name": name, "namespace": opts.get("namespace"), "options": wire}, payload)
     return ActorHandle(actor_id, cls.__name__, wire["methods"], wire["is_async"],
                        wire["max_concurrency"])
 
@@ -193,7 +193,7 @@ def kill(actor, *, no_restart: bool = True) -> None:
 def get_actor(name: str, namespace: Optional[str] = None) -> ActorHandle:
     if not name or not isinstance(name, str):
         raise ValueError("Please supply a non-empty value to get_actor")
-    reply = client.ensure().request("get_actor", {"name": name})
+    reply = client.ensure().request("get_actor", {"name": name, "namespace": namespace})
     return ActorHandle(reply["actor_id"], reply.get("class_name", "Actor"),
                        reply.get("methods") or (), bool(reply.get("is_async")),
                        int(reply.get("max_concurrency") or 1))

@@ -33,6 +33,7 @@ public final class ActorRecord {
     final String id;
     final String className;
     final String name;
+    final String namespace;
     final Client owner;
     final ActorOptions options;
     final byte[] createPayload;
@@ -51,10 +52,12 @@ public final class ActorRecord {
     final ArrayDeque<Call> queued = new ArrayDeque<>();
     final LinkedHashMap<String, Client> inFlight = new LinkedHashMap<>();
 
-    ActorRecord(String id, String className, String name, Client owner, ActorOptions options, byte[] createPayload) {
+    ActorRecord(String id, String className, String name, String namespace, Client owner, ActorOptions options,
+                byte[] createPayload) {
         this.id = id;
         this.className = className;
         this.name = name;
+        this.namespace = namespace;
         this.owner = owner;
         this.options = options;
         this.createPayload = createPayload;
@@ -66,6 +69,10 @@ public final class ActorRecord {
 
     public String className() {
         return className;
+    }
+
+    public String namespace() {
+        return namespace;
     }
 
     public ActorOptions options() {

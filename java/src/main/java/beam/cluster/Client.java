@@ -16,6 +16,9 @@ public interface Client {
     /** For logs: "driver pid 123" or "worker of actor ab12". */
     String describe();
 
+    /** The namespace named actors are created in and looked up from (Ray's, per driver). */
+    String namespace();
+
     /** The client's interpreter, cwd and sys.path: actors it creates run with the same. */
     ProcessContext processContext();
 }

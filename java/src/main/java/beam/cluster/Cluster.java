@@ -58,9 +58,12 @@ public final class Cluster {
     // ---------------------------------------------------------------- actors
 
     public synchronized void createActor(Client owner, String actorId, String className, String name,
-                                         ActorOptions options, byte[] payload) throws RequestException {
+                                         String namespace, ActorOptions options, byte[] payload)
+            throws RequestException {
         if (actors.containsKey(actorId)) throw RequestException.value("actor id " + actorId + " is already in use");
-        if (name != null && namedActors.containsKey(name)) {
+        if (namespace == null) namespace = owner.namespace();
+        String key = namespace + "/" + name;
+        if (name != null && namedActors.containsKey(key)) {
             throw RequestException.value("The name " + name + " (namespace=" + namespace
                     + ") is already taken. Please use a different name or get the existing actor using "
                     + "ray.get_actor('" + name + "', namespace='" + namespace + "')");
@@ -70,10 +73,10 @@ public final class Cluster {
             group = groups.require(options.groupId());
             groups.checkActorFits(group, options);
         }
-        ActorRecord actor = new ActorRecord(actorId, className, name, owner, options, payload);
+        ActorRecord actor = new ActorRecord(actorId, className, name, namespace, owner, options, payload);
         actor.group = group;
         actors.put(actorId, actor);
-        if (name != null) namedActors.put(name, actor);
+        if (name != null) namedActors.put(key, actor);
         if (!tryPlace(actor) && group == null) {
             String never = neverFitsAnyNode(options.request());
             if (never != null) {
@@ -111,8 +114,8 @@ public final class Cluster {
         killActor(actor, new DeathCause.Killed());
     }
 
-    public synchronized ObjectNode actorByName(String name) throws RequestException {
-        ActorRecord actor = namedActors.get(name);
+    public synchronized ObjectNode actorByName(String name, String namespace) throws RequestException {
+        ActorRecord actor = namedActors.get(namespace + "/" + name);
         if (actor == null) {
             throw RequestException.value("Failed to look up actor with name '" + name + "'. This could because 1. You "
                     + "are trying to look up a named actor you didn't create. 2. The named actor died. 3. You did not use "
@@ -140,7 +143,7 @@ public final class Cluster {
     private void markDead(ActorRecord actor, DeathCause cause) {
         actor.state = ActorRecord.State.DEAD;
         actor.deathMessage = deathMessage(actor, cause);
-        if (actor.name != null) namedActors.remove(actor.name, actor);
+        if (actor.name != null) namedActors.remove(actor.namespace + "/" + actor.name, actor);
         for (ActorRecord.Call c : actor.queued) {
             c.caller().push(Frames.failedResult(c.oid(), "actor_died", "ActorDiedError", actor.deathMessage));
         }
@@ -156,7 +159,7 @@ public final class Cluster {
                 + "\tclass_name: " + actor.className + "\n"
                 + "\tactor_id: " + actor.id + "\n"
                 + "\tpid: " + (actor.pid > 0 ? actor.pid : "(not started)") + "\n"
-                + "\tnamespace: " + namespace + "\n"
+                + "\tnamespace: " + actor.namespace + "\n"
                 + "\tip: " + (actor.node != null ? actor.node.ip : "(not placed)") + "\n"
                 + "The actor is dead because " + DeathCause.describe(cause);
     }

@@ -18,7 +18,7 @@ final class ActorInit {
         h.put("node_id", actor.nodeId());
         h.put("node_ip", actor.nodeIp());
         h.put("job_id", actor.owner().jobId());
-        h.put("namespace", daemon.cluster().namespace());
+        h.put("namespace", actor.namespace());
         h.put("gcs_address", daemon.gcsAddress());
         h.put("session_dir", origin.sessionDir());
         ArrayNode gpus = h.putArray("gpu_ids");

@@ -37,6 +37,7 @@ public final class Session implements Client {
     private volatile String role = "";
     private volatile boolean closed;
     private String jobId = "";
+    private String namespace = "";
     private String actorId;
     private long pid;
     private boolean logToDriver = true;
@@ -111,8 +112,10 @@ public final class Session implements Client {
             }
             actorId = hello.actorId();
             jobId = actor.owner().jobId();
+            namespace = actor.namespace();
         } else {
             jobId = daemon.nextJobId();
+            namespace = hello.namespace() != null ? hello.namespace() : java.util.UUID.randomUUID().toString();
         }
         role = hello.role();
         ObjectNode reply = Frames.ok(hello.rid());
@@ -121,7 +124,7 @@ public final class Session implements Client {
         reply.put("job_id", jobId);
         reply.put("session_dir", origin.sessionDir());
         reply.put("gcs_address", daemon.gcsAddress());
-        reply.put("namespace", cluster.namespace());
+        reply.put("namespace", namespace);
         out.send(new Frame(reply));
         if (actor != null) out.send(ActorInit.frame(actor, daemon, origin));
     }
@@ -160,8 +163,8 @@ public final class Session implements Client {
         switch (request) {
             case Request.Hello h -> out.send(Frames.error(h.rid(), "ValueError", "hello was already received"));
             case Request.CreateActor c -> {
-                cluster.createActor(this, c.actorId(), c.className(), c.name(), OptionsParser.parse(c.rid(), c.options()),
-                        frame.payload());
+                cluster.createActor(this, c.actorId(), c.className(), c.name(), c.namespace(),
+                        OptionsParser.parse(c.rid(), c.options()), frame.payload());
                 out.send(new Frame(Frames.ok(c.rid())));
             }
             case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), frame.header(), frame.payload());
@@ -170,7 +173,7 @@ public final class Session implements Client {
                 out.send(new Frame(Frames.ok(k.rid())));
             }
             case Request.GetActor g -> {
-                ObjectNode info = cluster.actorByName(g.name());
+                ObjectNode info = cluster.actorByName(g.name(), g.namespace() != null ? g.namespace() : namespace);
                 ObjectNode reply = Frames.ok(g.rid());
                 info.fieldNames().forEachRemaining(n -> {
                     if (!n.equals("op")) reply.set(n, info.get(n));
@@ -254,6 +257,11 @@ public final class Session implements Client {
     @Override
     public String jobId() {
         return jobId;
+    }
+
+    @Override
+    public String namespace() {
+        return namespace;
     }
 
     @Override

@@ -15,10 +15,11 @@ public sealed interface Request {
     long rid();
 
     record Hello(long rid, int proto, String role, String actorId, long pid, String python, String cwd,
-                 List<String> sysPath, boolean logToDriver) implements Request {
+                 List<String> sysPath, boolean logToDriver, String namespace) implements Request {
     }
 
-    record CreateActor(long rid, String actorId, String className, String name, ObjectNode options) implements Request {
+    record CreateActor(long rid, String actorId, String className, String name, String namespace, ObjectNode options)
+            implements Request {
     }
 
     record Call(String actorId, String oid, String method) implements Request {
@@ -30,7 +31,7 @@ public sealed interface Request {
     record Kill(long rid, String actorId) implements Request {
     }
 
-    record GetActor(long rid, String name) implements Request {
+    record GetActor(long rid, String name, String namespace) implements Request {
     }
 
     record PgCreate(long rid, String pgId, String name, String strategy, JsonNode bundles, boolean detached)
@@ -96,12 +97,12 @@ public sealed interface Request {
         return switch (op) {
             case "hello" -> new Hello(f.rid(), f.integer("proto"), f.text("role"), f.optText("actor_id"),
                     f.optLong("pid", 0), f.optText("python"), f.optText("cwd"), f.textList("sys_path"),
-                    f.optBool("log_to_driver", true));
+                    f.optBool("log_to_driver", true), f.optText("namespace"));
             case "create_actor" -> new CreateActor(f.rid(), f.hex("actor_id", 32), f.text("class_name"),
-                    f.optText("name"), f.object("options"));
+                    f.optText("name"), f.optText("namespace"), f.object("options"));
             case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"));
             case "kill" -> new Kill(f.rid(), f.hex("actor_id", 32));
-            case "get_actor" -> new GetActor(f.rid(), f.text("name"));
+            case "get_actor" -> new GetActor(f.rid(), f.text("name"), f.optText("namespace"));
             case "pg_create" -> new PgCreate(f.rid(), f.hex("pg_id", 36), f.optText("name"), f.text("strategy"),
                     f.array("bundles"), "detached".equals(f.optText("lifetime")));
             case "pg_remove" -> new PgRemove(f.rid(), f.hex("pg_id", 36));

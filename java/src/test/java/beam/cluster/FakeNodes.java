@@ -46,6 +46,11 @@ final class FakeNodes {
         }
 
         @Override
+        public String namespace() {
+            return "ns";
+        }
+
+        @Override
         public boolean logToDriver() {
             return true;
         }

@@ -104,9 +104,9 @@ class PlacementTest {
     void actorsInBundlesGetConcreteGpuIdsAndHalvesShare() throws Exception {
         String pg = group("PACK", gpus(2, 1));
         ActorOptions half = options(pg, 0, 0.5);
-        cluster.createActor(driver, Ids.randomHex(16), "A", null, half, new byte[0]);
-        cluster.createActor(driver, Ids.randomHex(16), "A", null, half, new byte[0]);
-        cluster.createActor(driver, Ids.randomHex(16), "A", null, options(pg, 1, 1), new byte[0]);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, half, new byte[0]);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, half, new byte[0]);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 1, 1), new byte[0]);
         assertThat(link.started).hasSize(3);
         assertThat(link.started.get(0).gpuIds()).isEqualTo(link.started.get(1).gpuIds());
         assertThat(link.started.get(2).gpuIds()).hasSize(1).doesNotContainAnyElementsOf(link.started.get(0).gpuIds());
@@ -115,9 +115,9 @@ class PlacementTest {
     @Test
     void actorThatCanNeverFitItsBundleIsRefused() throws Exception {
         String pg = group("PACK", gpus(2, 1));
-        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, options(pg, 0, 2), new byte[0]))
+        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 0, 2), new byte[0]))
                 .isInstanceOf(RequestException.class).hasMessageContaining("can never fit");
-        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, options(pg, 5, 1), new byte[0]))
+        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 5, 1), new byte[0]))
                 .hasMessageContaining("out of range");
     }
 
@@ -125,7 +125,7 @@ class PlacementTest {
     void removingAGroupKillsItsActorsAndFreesResources() throws Exception {
         String pg = group("STRICT_PACK", gpus(4, 1));
         String actorId = Ids.randomHex(16);
-        cluster.createActor(driver, actorId, "A", null, options(pg, 0, 1), new byte[0]);
+        cluster.createActor(driver, actorId, "A", null, null, options(pg, 0, 1), new byte[0]);
         cluster.groups().remove(pg);
         assertThat(link.killed).extracting(ActorRecord::id).containsExactly(actorId);
         cluster.onActorExited(actorId, 137, List.of());
@@ -140,7 +140,7 @@ class PlacementTest {
     @Test
     void callsBeforeAliveAreQueuedAndFailedOnDeath() throws Exception {
         String actorId = Ids.randomHex(16);
-        cluster.createActor(driver, actorId, "A", null, options(null, -1, 1), new byte[0]);
+        cluster.createActor(driver, actorId, "A", null, null, options(null, -1, 1), new byte[0]);
         for (int i = 0; i < 3; i++) {
             cluster.call(driver, actorId, Ids.randomHex(28), FrameCodec.JSON.createObjectNode().put("method", "m"), new byte[0]);
         }

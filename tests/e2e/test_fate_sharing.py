@@ -1,0 +1,42 @@
+"""Fate sharing: a driver's actors die with it and their GPUs come back."""
+
+import json
+import signal
+import time
+
+import ray
+from conftest import assert_no_processes, finish, pid_alive, read_line_with, spawn_driver
+
+THREE_GPU_ACTORS = """
+import os, time, ray
+ray.init(address="auto")
+@ray.remote(num_gpus=1, num_cpus=0)
+class G:
+    def pid(self):
+        return os.getpid()
+gs = [G.remote() for _ in range(3)]
+print("PIDS", ray.get([g.pid.remote() for g in gs], timeout=60), flush=True)
+time.sleep(120)
+"""
+
+
+def _gpus_available():
+    return ray.available_resources().get("GPU", 0.0)
+
+
+def test_sigkilled_driver_takes_its_actors_and_frees_their_gpus(cluster):
+    assert _gpus_available() == 4.0
+    driver = spawn_driver(cluster, THREE_GPU_ACTORS)
+    try:
+        line = read_line_with(driver, "PIDS")[-1]
+        pids = json.loads(line.split(" ", 1)[1])
+        assert len(set(pids)) == 3 and all(pid_alive(p) for p in pids)
+        assert _gpus_available() == 1.0, "the driver's actors do not hold 3 GPUs"
+    finally:
+        finish(driver, signal.SIGKILL)
+    assert_no_processes(cluster, pids, within=2.0, what="the SIGKILLed driver's actors")
+    deadline = time.monotonic() + 2.0
+    while _gpus_available() != 4.0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gpus_available() == 4.0, \
+        f"GPUs not free 2 s after the actors died: {ray.available_resources()}"
