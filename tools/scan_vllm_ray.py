@@ -31,29 +31,28 @@ TEST_DIRS = {"tests", "benchmarks", "examples"}
 # symbol; a pattern also covers everything below it. Each reason says where vLLM uses it.
 OUT_OF_SCOPE = {
     "ray.dag": "Ray Compiled Graphs: only the legacy RayDistributedExecutor "
-               "(VLLM_USE_RAY_V2_EXECUTOR_BACKEND=0) builds a DAG per step",
-    "ray.experimental.channel": "Compiled Graphs channels (accelerator context, NCCL "
-                                "communicator): legacy executor only",
+               "(VLLM_USE_RAY_V2_EXECUTOR_BACKEND=0) builds a DAG for each step",
+    "ray.experimental.channel": "Compiled Graphs channels (accelerator context, "
+                                "communicator for the legacy executor's pipeline stages)",
     "ray.experimental.compiled_dag_ref": "must NOT exist: the legacy executor find_spec()s it "
                                          "and, finding none, stops with 'Ray Compiled Graph "
                                          "is not installed' instead of building a DAG",
-    "ray.data": "Ray Data: batch inference helpers, not the serving path",
+    "ray.experimental.set_target_for_ref": "Ray Direct Transport: only the opt-in sharded_rdt "
+                                           "weight-transfer backend (RL trainers)",
+    "ray.experimental.register_nixl_memory": "Ray Direct Transport over NIXL: only the opt-in "
+                                             "sharded_rdt weight-transfer backend",
+    "ray.experimental.rdt": "Ray Direct Transport internals: only sharded_rdt tests",
+    "ray.experimental.tqdm_ray": "progress bars across Ray workers: only the offline MoE "
+                                 "kernel tuner benchmarks/kernels/benchmark_moe.py",
+    "ray._private.accelerators.*TPU*": "TPU only: counts TPU chips per node for TPU pods",
     "ray.serve": "Ray Serve: v1/metrics/ray_wrappers.py (imported by no vLLM module; Ray Serve "
-                 "LLM passes RayPrometheusStatLogger) tags metrics with the Serve replica. "
-                 "NB: it shares a try block with ray.util.metrics, so without ray.serve those "
-                 "Ray metric wrappers are off too",
-    "ray.train": "Ray Train: not used by vLLM serving",
-    "ray.tune": "Ray Tune: not used by vLLM serving",
-    "ray.air": "Ray AIR: not used by vLLM serving",
-    "ray._private.accelerators.*TPU*": "TPU only: TPU pod topology via Ray's TPU accelerator "
-                                       "manager",
-    "ray.util.collective": "Ray collective groups: vLLM does its own NCCL; only "
-                           "examples / RLHF weight sync use these",
-    "ray.util.tpu": "TPU only: TPU slice placement",
-    "ray.experimental.set_target_for_ref": "Ray Direct Transport (RDT): optional sharded_rdt "
-                                           "weight transfer for RL trainers",
-    "ray.experimental.register_nixl_memory": "Ray Direct Transport (RDT): optional sharded_rdt "
-                                             "weight transfer over NIXL",
+                 "LLM passes RayPrometheusStatLogger) tags metrics with the Serve replica; "
+                 "ray.serve.llm in examples. NB: the import shares a try block with "
+                 "ray.util.metrics, so without ray.serve those Ray metric wrappers are off too",
+    "ray.data": "Ray Data: only examples (batch inference through ray.data.llm)",
+    "ray.train": "Ray Train: not a vLLM dependency (no use in vLLM 0.8.5 to 0.33.0)",
+    "ray.tune": "Ray Tune: not a vLLM dependency (no use in vLLM 0.8.5 to 0.33.0)",
+    "ray.air": "Ray AIR: not a vLLM dependency (no use in vLLM 0.8.5 to 0.33.0)",
 }
 # Present in beam although vLLM must not find them: their absence is the correct state.
 MUST_BE_ABSENT = {"ray.experimental.compiled_dag_ref"}
@@ -68,15 +67,13 @@ def python_files(src, include_tests):
     """The .py files to scan: the ``vllm`` package when SRC holds one, else SRC itself.
     Test, benchmark and example trees are skipped by default because the question is what
     a *running* vLLM needs from Ray."""
-    src = Path(src)
-    pkg = src / "vllm"
-    roots = [pkg] if pkg.is_dir() else [src]
-    if include_tests and pkg.is_dir():
+    src, skip = Path(src), {"__pycache__"} | (set() if include_tests else TEST_DIRS)
+    roots = [src / "vllm"] if (src / "vllm").is_dir() else [src]
+    if include_tests and roots[0] != src:
         roots += [src / d for d in sorted(TEST_DIRS) if (src / d).is_dir()]
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith(".")
-                                 and (include_tests or d not in TEST_DIRS))
+            dirnames[:] = sorted(d for d in dirnames if d not in skip and d[0] != ".")
             yield from (Path(dirpath) / f for f in sorted(filenames) if f.endswith(".py"))
 
 
@@ -117,12 +114,6 @@ def attribute_chain(node):
     return [node.id] + parts[::-1]
 
 
-def is_type_checking(test):
-    """``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``"""
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 class UseFinder(ast.NodeVisitor):
     """Records each Ray import and the longest Ray attribute chain wherever a Ray-bound
     name is read, as (symbol, line, typing_only). typing_only marks code Python never runs:
@@ -130,7 +121,7 @@ class UseFinder(ast.NodeVisitor):
 
     def __init__(self, names):
         self.names, self.uses = names, []
-        self.typing, self.in_function = False, 0
+        self.typing, self.in_function = False, False
 
     def add(self, symbol, node):
         self.uses.append((symbol, node.lineno, self.typing))
@@ -158,7 +149,7 @@ class UseFinder(ast.NodeVisitor):
         chain = attribute_chain(node.func) or [""]
         arg = node.args[0] if node.args else None
         if chain[-1] in ("find_spec", "import_module", "__import__") and \
-                isinstance(arg, ast.Constant) and isinstance(arg.value, str) and is_ray(arg.value):
+                isinstance(arg, ast.Constant) and is_ray(str(arg.value)):
             self.add(arg.value, node)
         self.generic_visit(node)
 
@@ -173,25 +164,25 @@ class UseFinder(ast.NodeVisitor):
         self.typing = saved
 
     def visit_If(self, node):
-        if not is_type_checking(node.test):
+        """The body of ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``) never runs."""
+        if (attribute_chain(node.test) or [""])[-1] != "TYPE_CHECKING":
             return self.generic_visit(node)
         self.typing_only(node.body)
         for n in node.orelse:
             self.visit(n)
 
-    def visit_FunctionDef(self, node):
-        self.in_function += 1
-        self.generic_visit(node)
-        self.in_function -= 1
-
-    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
-
-    def visit_ClassDef(self, node):
-        saved, self.in_function = self.in_function, 0  # class-level annotations do run
+    def visit_FunctionDef(self, node, in_function=True):
+        saved, self.in_function = self.in_function, in_function
         self.generic_visit(node)
         self.in_function = saved
 
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        self.visit_FunctionDef(node, in_function=False)  # class-level annotations do run
+
     def visit_AnnAssign(self, node):
+        """A variable annotation inside a function is never evaluated (PEP 526)."""
         if not self.in_function:
             return self.generic_visit(node)
         self.typing_only([node.annotation])
@@ -213,9 +204,9 @@ def scan(src, include_tests=False):
         finder = UseFinder(import_bindings(tree, src))
         finder.visit(tree)
         rel = path.relative_to(src).as_posix()
-        for symbol, line, typing in sorted(set(finder.uses), key=lambda u: (u[1], u[2])):
+        for symbol, line, typing in set(finder.uses):
             found.setdefault(symbol, []).append((rel, line, typing))
-    return found
+    return {symbol: sorted(uses) for symbol, uses in found.items()}
 
 
 def resolve(symbol):
@@ -317,7 +308,7 @@ def summary(rows):
     return line, count
 
 
-def print_table(rows, out=sys.stdout):
+def print_table(rows, out):
     """Text table, missing symbols first; uses are the first three file:line places."""
     order = {"missing": 0, "must be absent": 1, "out of scope": 2, "present": 3}
     cells = [(r["symbol"], r["status"],
@@ -366,7 +357,8 @@ def fetch_sdist(version, cache=CACHE):
                env=dict(os.environ, TMPDIR=str(tmp)))
     for archive in dest.glob(f"vllm-{version}.tar.gz"):
         with tarfile.open(archive) as tar:
-            tar.extractall(tmp / "unpacked", **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            tar.extractall(tmp / "unpacked", **safe)
     for info in list(tmp.glob("*/PKG-INFO")) + list(tmp.glob("*/*/PKG-INFO")):
         if re.search(rf"^Version: {re.escape(version)}$", info.read_text(errors="replace"), re.M):
             info.parent.rename(src)
@@ -378,14 +370,7 @@ def fetch_sdist(version, cache=CACHE):
     return src
 
 
-def sdist_version(src):
-    """The ``Version:`` in SRC/PKG-INFO, or None for a checkout."""
-    info = Path(src) / "PKG-INFO"
-    match = info.is_file() and re.search(r"^Version: (\S+)", info.read_text(errors="replace"), re.M)
-    return match.group(1) if match else None
-
-
-def main(argv=None):
+def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--src", help="vLLM source tree: a checkout or an unpacked sdist")
@@ -397,22 +382,26 @@ def main(argv=None):
     p.add_argument("--cache-dir", default=str(CACHE), help="where sdists are kept (%(default)s)")
     p.add_argument("--beam-python", default=str(BEAM_PYTHON),
                    help="directory holding beam's ray package (%(default)s)")
-    args = p.parse_args(argv)
+    return p.parse_args(argv)
 
+
+def main(argv=None):
+    """Scan, classify, report. Exit code 1 when anything vLLM uses is missing."""
+    args = parse_args(argv)
     version = latest_version() if args.latest else args.version
     src = Path(args.src) if args.src else fetch_sdist(version, args.cache_dir)
     if not src.is_dir():
-        p.error(f"{src} is not a directory")
+        sys.exit(f"scan: {src} is not a directory")
     found = scan(src, args.include_tests)
     rows = classify(found, resolve_in_beam(found, args.beam_python))
     line, count = summary(rows)
-    print_table(rows, sys.stderr if args.json == "-" else sys.stdout)
-    print(line, file=sys.stderr if args.json == "-" else sys.stdout)
+    out = sys.stderr if args.json == "-" else sys.stdout  # keep stdout pure JSON then
+    print_table(rows, out)
+    print(line, file=out)
     if args.json:
-        doc = {"source": str(src), "vllm_version": version or sdist_version(src),
-               "beam_python": args.beam_python, "include_tests": args.include_tests,
-               "summary": count, "symbols": rows}
-        text = json.dumps(doc, indent=2) + "\n"
+        text = json.dumps({"source": str(src), "vllm_version": version,
+                           "include_tests": args.include_tests, "summary": count,
+                           "symbols": rows}, indent=2) + "\n"
         sys.stdout.write(text) if args.json == "-" else Path(args.json).write_text(text)
     return 1 if count["missing"] or count["must be absent"] else 0
 

@@ -100,8 +100,9 @@ def spawn_driver(temp_dir, code, **extra_env):
 
 
 def read_line_with(proc, needle, timeout=60, stream="stdout"):
-    """Read ``proc``'s ``stream`` ("stdout" or "stderr") until a line containing ``needle``;
-    return every line of that stream read so far. Fails with what was read on EOF/timeout.
+    """Read ``proc``'s ``stream`` ("stdout" or "stderr") until a line containing ``needle``
+    (or return at once if one was already read); return every line of that stream read so
+    far. Fails with what was read on EOF/timeout.
 
     A daemon thread per stream moves lines into a queue, so no read ever blocks the test.
     """
@@ -119,6 +120,8 @@ def read_line_with(proc, needle, timeout=60, stream="stdout"):
         threading.Thread(target=pump, daemon=True).start()
         pumps[stream] = (q, seen)
     q, seen = pumps[stream]
+    if any(needle in line for line in seen):
+        return list(seen)
     deadline = time.monotonic() + timeout
     while True:
         left = deadline - time.monotonic()
@@ -170,9 +173,10 @@ def pid_alive(pid):
         return False
 
 
-def cluster_processes(base):
+def cluster_processes(base, workers_only=False):
     """Live (pid, cmdline) of beam daemons and actor workers whose command line mentions
     ``base`` (the daemon's --temp-dir, the workers' socket path under it)."""
+    kinds = ("ray._beam.worker",) if workers_only else ("beam.cli.Main", "ray._beam.worker")
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
@@ -183,28 +187,29 @@ def cluster_processes(base):
         except OSError:
             continue
         mentions = f"{base}/" in cmd or f"{base} " in cmd + " "
-        if mentions and ("beam.cli.Main" in cmd or "ray._beam.worker" in cmd) \
+        if mentions and any(k in cmd for k in kinds) \
                 and pid_alive(int(entry)):
             found.append((int(entry), cmd))
     return found
 
 
-def wait_gone(pids=(), base=None, within=5.0):
-    """Wait up to ``within`` s until none of ``pids`` and no process of cluster ``base`` is
-    alive; return what is still alive (empty list when all are gone)."""
+def wait_gone(pids=(), base=None, within=5.0, workers_only=False):
+    """Wait up to ``within`` s until none of ``pids`` and no process of cluster ``base`` (only
+    its actor workers with ``workers_only``) is alive; return what is still alive."""
     deadline = time.monotonic() + within
     while True:
         left = [(p, "pid") for p in pids if pid_alive(p)]
         if base is not None:
-            left += [x for x in cluster_processes(base) if x[0] not in pids]
+            left += [x for x in cluster_processes(base, workers_only) if x[0] not in pids]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.05)
 
 
-def assert_no_processes(base, pids=(), within=5.0, what="the cluster"):
-    """No daemon pid, no `ray._beam.worker` of cluster ``base`` left after ``within`` s."""
-    left = wait_gone(pids, base, within)
+def assert_no_processes(base, pids=(), within=5.0, what="the cluster", workers_only=False):
+    """None of ``pids``, no daemon (unless ``workers_only``) and no `ray._beam.worker` of
+    cluster ``base`` left after ``within`` s."""
+    left = wait_gone(pids, base, within, workers_only)
     assert not left, f"processes of {what} still alive {within} s later: {left}"
 
 

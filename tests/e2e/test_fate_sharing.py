@@ -34,7 +34,8 @@ def test_sigkilled_driver_takes_its_actors_and_frees_their_gpus(cluster):
         assert _gpus_available() == 1.0, "the driver's actors do not hold 3 GPUs"
     finally:
         finish(driver, signal.SIGKILL)
-    assert_no_processes(cluster, pids, within=2.0, what="the SIGKILLed driver's actors")
+    assert_no_processes(cluster, pids, within=2.0, what="the SIGKILLed driver's actors",
+                        workers_only=True)
     deadline = time.monotonic() + 2.0
     while _gpus_available() != 4.0 and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -72,6 +72,18 @@ public final class StartCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).", defaultValue = "2500")
     long nodeTimeoutMillis;
 
+    @Option(names = "--max-header-bytes", description = "Largest frame header accepted (default ${DEFAULT-VALUE}).",
+            defaultValue = "1048576")
+    int maxHeaderBytes;
+
+    @Option(names = "--max-payload-bytes", description = "Largest frame payload accepted (default ${DEFAULT-VALUE}).",
+            defaultValue = "1073741824")
+    long maxPayloadBytes;
+
+    @Option(names = "--max-connections", description = "Connections served at once per listener (default "
+            + "${DEFAULT-VALUE}); more wait in the kernel's backlog.", defaultValue = "4096")
+    int maxConnections;
+
     @Option(names = "--owner-pid", hidden = true, description = "Stop when this process exits.")
     long ownerPid;
 
@@ -117,8 +129,9 @@ public final class StartCommand implements Callable<Integer> {
             if (token == null && TokenAuth.disabledByEnvironment() && block) {
                 System.err.println("beam: WARNING: token authentication is disabled (RAY_AUTH_MODE=disabled)");
             }
-            config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid, FrameLimits.DEFAULT,
-                    DaemonConfig.DEFAULT_MAX_CONNECTIONS, address, token, new Heartbeat(heartbeatMillis, nodeTimeoutMillis));
+            config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid,
+                    new FrameLimits(maxHeaderBytes, maxPayloadBytes), maxConnections, address, token,
+                    new Heartbeat(heartbeatMillis, nodeTimeoutMillis));
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;
@@ -181,7 +194,8 @@ public final class StartCommand implements Callable<Integer> {
         cmd.add(Main.class.getName());
         cmd.addAll(List.of("start", "--block", "--notify-ready", "--port", String.valueOf(port),
                 "--temp-dir", temp.toString(), "--heartbeat-period-ms", String.valueOf(heartbeatMillis),
-                "--node-timeout-ms", String.valueOf(nodeTimeoutMillis)));
+                "--node-timeout-ms", String.valueOf(nodeTimeoutMillis), "--max-header-bytes", String.valueOf(maxHeaderBytes),
+                "--max-payload-bytes", String.valueOf(maxPayloadBytes), "--max-connections", String.valueOf(maxConnections)));
         cmd.addAll(head ? List.of("--head") : List.of("--address", address));
         if (authTokenPath != null) cmd.addAll(List.of("--auth-token-path", authTokenPath));
         if (numGpus != null) cmd.addAll(List.of("--num-gpus", numGpus.toString()));

@@ -1,10 +1,7 @@
 package beam.cli;
 
-import beam.daemon.SessionDir;
-import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Iterator;
@@ -27,17 +24,8 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode running = SessionDir.findRunning(Paths.tempDir(tempDir));
-        if (running == null) {
-            System.err.println("beam: no beam cluster is running on this machine (looked in "
-                    + Paths.tempDir(tempDir) + "/session_latest). Start one with `ray start --head`.");
-            return 1;
-        }
-        ObjectNode status;
-        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
-            status = client.request(Frames.header("status"));
-        }
-        status.remove(java.util.List.of("op", "rid", "ok"));
+        ObjectNode status = LocalStatus.fetch(tempDir);
+        if (status == null) return 1;
         if (json) {
             System.out.println(beam.codec.FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(status));
         } else {

@@ -23,11 +23,23 @@ public final class Cluster {
     private static final Logger LOG = Logger.getLogger(Cluster.class.getName());
 
     static final long WORKER_EXIT_GRACE_MILLIS = 2_000;
+    static final int MAX_TOMBSTONES = 10_000;
 
     private final String namespace;
     private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
     private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
     private final Map<String, ActorRecord> namedActors = new HashMap<>();
+    /**
+     * Dead actors whose process is gone, kept only as their death message so late calls
+     * still get the real cause; bounded, so the daemon's memory stays flat however many
+     * actors come and go.
+     */
+    private final LinkedHashMap<String, String> tombstones = new LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > MAX_TOMBSTONES;
+        }
+    };
     final PlacementGroups groups = new PlacementGroups(this);
 
     public Cluster(String namespace) {
@@ -88,6 +100,10 @@ public final class Cluster {
 
     public synchronized void call(Client caller, String actorId, String oid, ObjectNode header, byte[] payload) {
         ActorRecord actor = actors.get(actorId);
+        if (actor == null && tombstones.containsKey(actorId)) {
+            caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", tombstones.get(actorId)));
+            return;
+        }
         if (actor == null) {
             caller.push(Frames.failedResult(oid, "error", "ValueError", "No actor with id " + actorId
                     + " exists in this cluster (was the handle made in another cluster or session?)"));
@@ -110,6 +126,7 @@ public final class Cluster {
 
     public synchronized void kill(String actorId) throws RequestException {
         ActorRecord actor = actors.get(actorId);
+        if (actor == null && tombstones.containsKey(actorId)) return;
         if (actor == null) throw RequestException.value("No actor with id " + actorId + " exists");
         killActor(actor, new DeathCause.Killed());
     }
@@ -164,9 +181,12 @@ public final class Cluster {
                 + "The actor is dead because " + DeathCause.describe(cause);
     }
 
-    /** Returns held resources to the bundle or node. Idempotent. */
+    /** Returns held resources to the bundle or node, then retires the record. Idempotent. */
     private void release(ActorRecord actor) {
-        if (actor.held == null) return;
+        if (actor.held == null) {
+            retire(actor);
+            return;
+        }
         if (actor.bundle != null) {
             actor.bundle.available.add(actor.held);
             actor.bundle.gpus.release(actor.gpusHeld);
@@ -175,7 +195,16 @@ public final class Cluster {
             actor.node.gpus.release(actor.gpusHeld);
         }
         actor.held = null;
+        retire(actor);
         reschedule();
+    }
+
+    /** A dead actor with nothing held any more leaves the table; its death message stays. */
+    private void retire(ActorRecord actor) {
+        if (actor.state != ActorRecord.State.DEAD || actor.held != null) return;
+        if (actor.state == ActorRecord.State.DEAD && !actor.processGone && actor.pid > 0) return;
+        actors.remove(actor.id);
+        tombstones.put(actor.id, actor.deathMessage);
     }
 
     /** Tries pending groups, then pending actors; called whenever resources are freed or added. */
@@ -267,7 +296,10 @@ public final class Cluster {
 
     public synchronized void onActorProcessStarted(String actorId, long pid) {
         ActorRecord actor = actors.get(actorId);
-        if (actor != null) actor.pid = pid;
+        if (actor == null) return;
+        actor.pid = pid;
+        // Killed while its process was being launched: finish the job now.
+        if (actor.state == ActorRecord.State.DEAD) actor.node.link.killActor(actor);
     }
 
     public synchronized void onActorStartFailed(String actorId, String detail) {
@@ -278,11 +310,13 @@ public final class Cluster {
         release(actor);
     }
 
-    public synchronized void onActorExited(String actorId, int exitCode, List<String> stderrTail) {
+    public synchronized void onActorExited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
         ActorRecord actor = actors.get(actorId);
         if (actor == null) return;
         actor.processGone = true;
-        if (actor.state != ActorRecord.State.DEAD) markDead(actor, new DeathCause.ProcessExited(exitCode, stderrTail));
+        if (actor.state != ActorRecord.State.DEAD) {
+            markDead(actor, new DeathCause.ProcessExited(exitCode, stderrTail, oomKills));
+        }
         release(actor);
     }
 
@@ -329,6 +363,7 @@ public final class Cluster {
             a.processGone = true;
             if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.ip + " (" + reason + ")"));
             a.held = null;
+            retire(a);
         }
         groups.onNodeLost(node);
         reschedule();
@@ -344,7 +379,7 @@ public final class Cluster {
             a.inFlight.values().removeIf(c -> c == client);
             a.queued.removeIf(c -> c.caller() == client);
         }
-        actors.values().removeIf(a -> a.state == ActorRecord.State.DEAD && a.held == null && a.owner == client);
+
     }
 
     /** Kills every actor (daemon shutdown). */
@@ -375,5 +410,9 @@ public final class Cluster {
 
     public synchronized int actorCount() {
         return actors.size();
+    }
+
+    public synchronized int tombstoneCount() {
+        return tombstones.size();
     }
 }

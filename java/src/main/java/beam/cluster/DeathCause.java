@@ -13,7 +13,7 @@ public sealed interface DeathCause {
     record ConstructorFailed(String traceback) implements DeathCause {
     }
 
-    record ProcessExited(int exitCode, List<String> stderrTail) implements DeathCause {
+    record ProcessExited(int exitCode, List<String> stderrTail, long oomKills) implements DeathCause {
     }
 
     record OwnerExited(String owner) implements DeathCause {
@@ -35,7 +35,7 @@ public sealed interface DeathCause {
         return switch (cause) {
             case Killed k -> "it was killed by `ray.kill`.";
             case ConstructorFailed c -> "its constructor raised an exception (the creation task failed):\n" + c.traceback();
-            case ProcessExited p -> exitText(p.exitCode()) + tail(p.stderrTail());
+            case ProcessExited p -> exitText(p.exitCode(), p.oomKills()) + tail(p.stderrTail());
             case OwnerExited o -> "its owner (" + o.owner() + ") exited, and actors share the fate of their owner.";
             case GroupRemoved g -> "its placement group was removed.";
             case StartFailed s -> "its worker process could not be started: " + s.detail();
@@ -45,11 +45,19 @@ public sealed interface DeathCause {
     }
 
     /** Java reports a process killed by signal N as exit code 128+N. */
-    static String exitText(int code) {
+    static String exitText(int code, long oomKills) {
         if (code > 128 && code < 128 + 65) {
             int signal = code - 128;
             String text = "its worker process was killed by signal " + signal + " (" + signalName(signal) + ")";
-            if (signal == 9) text += "; if nobody killed it on purpose, the kernel's OOM killer is the usual cause";
+            if (signal == 9 && oomKills > 0) {
+                text += ". The kernel's OOM killer killed " + oomKills + " process(es) on its node while it ran, so "
+                        + "it most likely ran out of memory (see `dmesg`); give it more memory or load less at once";
+            } else if (signal == 9) {
+                text += " (no OOM kill was recorded on its node, so something killed it on purpose: `kill -9`, "
+                        + "a job scheduler, or a container limit)";
+            } else if (signal == 11) {
+                text += ": a segmentation fault in native code (a C extension, CUDA, or a driver)";
+            }
             return text + ".";
         }
         if (code == 0) return "its worker process exited (exit code 0) while the actor was alive.";

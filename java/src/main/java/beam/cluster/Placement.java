@@ -126,19 +126,50 @@ final class Placement {
         return null;
     }
 
-    /** Why a feasible group is still waiting: which resource is short on which nodes. */
+    /**
+     * Why a feasible group is still waiting, naming the short resource, the nodes and the
+     * amounts: "needs {GPU: 8} on one node (STRICT_PACK); the largest free GPU is 4 on 10.0.0.2".
+     */
     static String waitingReason(String strategy, List<Resources> specs, List<Node> nodes) {
         List<Node> alive = nodes.stream().filter(n -> n.alive).toList();
         Resources sum = new Resources();
         specs.forEach(sum::add);
         if (strategy.equals("STRICT_PACK")) {
-            return "needs " + sum + " on one node (STRICT_PACK); free now: " + freeSummary(alive);
+            StringBuilder sb = new StringBuilder("needs " + sum + " on one node (STRICT_PACK)");
+            for (Map.Entry<String, Long> e : sum.asMap().entrySet()) {
+                Node best = null;
+                for (Node n : alive) if (best == null || n.available.get(e.getKey()) > best.available.get(e.getKey())) best = n;
+                if (best != null && best.available.get(e.getKey()) < e.getValue()) {
+                    sb.append("; the largest free ").append(e.getKey()).append(" is ")
+                            .append(Resources.format(best.available.get(e.getKey()))).append(" on ").append(best.ip);
+                }
+            }
+            return sb.toString();
         }
         if (strategy.equals("STRICT_SPREAD")) {
-            return "needs " + specs.size() + " distinct nodes with " + specs.get(0) + " each (STRICT_SPREAD); free now: "
-                    + freeSummary(alive);
+            List<String> able = new ArrayList<>();
+            for (Node n : alive) if (n.available.fits(specs.get(0))) able.add(n.ip);
+            return "needs " + specs.size() + " distinct nodes with " + specs.get(0) + " free (STRICT_SPREAD); "
+                    + (able.isEmpty() ? "none has it now" : "only " + able.size() + " " + (able.size() == 1 ? "has" : "have")
+                    + " it now: " + String.join(", ", able));
         }
-        return "needs " + sum + " in " + specs.size() + " bundles (" + strategy + "); free now: " + freeSummary(alive);
+        StringBuilder sb = new StringBuilder("needs " + sum + " in " + specs.size() + " bundles (" + strategy + ")");
+        for (Map.Entry<String, Long> e : sum.asMap().entrySet()) {
+            long free = 0;
+            List<String> where = new ArrayList<>();
+            for (Node n : alive) {
+                long f = n.available.get(e.getKey());
+                free += f;
+                if (f > 0) where.add(Resources.format(f) + " on " + n.ip);
+            }
+            if (free < e.getValue()) {
+                sb.append("; only ").append(Resources.format(free)).append(' ').append(e.getKey()).append(" free")
+                        .append(where.isEmpty() ? "" : " (" + String.join(", ", where) + ")");
+            }
+        }
+        if (sb.indexOf("; only") < 0) sb.append("; enough is free in total but no node has room for a whole bundle: ")
+                .append(freeSummary(alive));
+        return sb.toString();
     }
 
     static boolean fitsTotal(Node n, Resources spec) {

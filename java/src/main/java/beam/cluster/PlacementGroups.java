@@ -15,9 +15,12 @@ import java.util.Map;
  */
 public final class PlacementGroups {
     static final long WARN_EVERY_NANOS = 10_000_000_000L;
+    /** Removed groups kept for placement_group_table (state REMOVED); older ones are dropped. */
+    static final int MAX_REMOVED = 10_000;
 
     private final Cluster cluster;
     private final LinkedHashMap<String, PlacementGroup> groups = new LinkedHashMap<>();
+    private int removedCount;
 
     PlacementGroups(Cluster cluster) {
         this.cluster = cluster;
@@ -70,6 +73,15 @@ public final class PlacementGroups {
         g.state = PlacementGroup.State.REMOVED;
         for (Client w : g.watchers) w.push(Frames.pgEvent("pg_removed", g.id, null));
         g.watchers.clear();
+        removedCount++;
+        if (removedCount > MAX_REMOVED) {
+            for (var it = groups.values().iterator(); it.hasNext() && removedCount > MAX_REMOVED; ) {
+                if (it.next().state == PlacementGroup.State.REMOVED) {
+                    it.remove();
+                    removedCount--;
+                }
+            }
+        }
         if (wasCreated) {
             for (Bundle b : g.bundles) {
                 if (!b.placed() || !b.node.alive) continue;
@@ -200,6 +212,12 @@ public final class PlacementGroups {
             for (PlacementGroup g : groups.values()) {
                 if (g.state == PlacementGroup.State.PENDING) warnWaiting(g, false);
             }
+        }
+    }
+
+    public int size() {
+        synchronized (cluster) {
+            return groups.size();
         }
     }
 

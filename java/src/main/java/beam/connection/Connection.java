@@ -30,6 +30,11 @@ public final class Connection implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Connection.class.getName());
     private static final byte[] CLOSE_MARKER = new byte[0];
     static final long FLUSH_GRACE_MILLIS = 5_000;
+    /**
+     * Bytes that may wait in one connection's send queue. A peer that stops reading while
+     * more than this piles up for it is cut off, so it cannot grow the daemon's heap.
+     */
+    public static final long MAX_QUEUED_BYTES = 1L << 30;
 
     private final SocketChannel channel;
     private final FrameCodec codec;
@@ -37,6 +42,7 @@ public final class Connection implements AutoCloseable {
     private final InputStream in;
     private final LinkedBlockingQueue<byte[]> outbound = new LinkedBlockingQueue<>();
     private final AtomicBoolean open = new AtomicBoolean(true);
+    private final java.util.concurrent.atomic.AtomicLong queuedBytes = new java.util.concurrent.atomic.AtomicLong();
     private final List<Runnable> closeHooks = new ArrayList<>();
 
     public Connection(SocketChannel channel, FrameCodec codec, String peer) {
@@ -59,7 +65,14 @@ public final class Connection implements AutoCloseable {
     /** Queues a frame for sending; silently dropped once the connection is closed. */
     public void send(Frame frame) {
         if (!open.get()) return;
-        outbound.add(FrameCodec.encode(frame));
+        byte[] bytes = FrameCodec.encode(frame);
+        if (queuedBytes.addAndGet(bytes.length) > MAX_QUEUED_BYTES) {
+            LOG.warning("closing " + peer + ": it stopped reading and " + queuedBytes.get()
+                    + " bytes are queued for it (limit " + MAX_QUEUED_BYTES + ")");
+            close();
+            return;
+        }
+        outbound.add(bytes);
     }
 
     public boolean isOpen() {
@@ -134,9 +147,11 @@ public final class Connection implements AutoCloseable {
                     buffers.add(ByteBuffer.wrap(b));
                 }
                 ByteBuffer[] array = buffers.toArray(ByteBuffer[]::new);
-                long remaining = 0;
-                for (ByteBuffer b : array) remaining += b.remaining();
+                long total = 0;
+                for (ByteBuffer b : array) total += b.remaining();
+                long remaining = total;
                 while (remaining > 0) remaining -= channel.write(array);
+                queuedBytes.addAndGet(-total);
                 if (closeAfter) break;
             }
         } catch (IOException e) {

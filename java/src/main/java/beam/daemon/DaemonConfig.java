@@ -42,6 +42,7 @@ public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String re
         if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be in 0..65535, got " + port);
         if (numGpus != null && numGpus < 0) throw new IllegalArgumentException("--num-gpus must be >= 0");
         if (numCpus != null && numCpus < 0) throw new IllegalArgumentException("--num-cpus must be >= 0");
+        if (maxConnections < 1) throw new IllegalArgumentException("--max-connections must be >= 1");
         if (headAddress != null && !headAddress.matches(".+:[0-9]{1,5}")) {
             throw new IllegalArgumentException("--address must be HOST:PORT, got '" + headAddress + "'");
         }

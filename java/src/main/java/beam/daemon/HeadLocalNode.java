@@ -43,8 +43,8 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
     }
 
     @Override
-    public void exited(String actorId, int exitCode, List<String> stderrTail) {
-        cluster.onActorExited(actorId, exitCode, stderrTail);
+    public void exited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
+        cluster.onActorExited(actorId, exitCode, stderrTail, oomKills);
     }
 
     @Override

@@ -296,10 +296,11 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     }
 
     @Override
-    public void exited(String actorId, int exitCode, List<String> stderrTail) {
+    public void exited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
         ObjectNode h = Frames.header("actor_exited");
         h.put("actor_id", actorId);
         h.put("code", exitCode);
+        h.put("oom_kills", oomKills);
         ArrayNode tail = h.putArray("tail");
         stderrTail.forEach(tail::add);
         head.send(new Frame(h));

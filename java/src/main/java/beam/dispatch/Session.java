@@ -200,6 +200,10 @@ public final class Session implements Client {
             }
             case Request.ClusterState s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.clusterState())));
             case Request.Status s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.status())));
+            case Request.DaemonStats s -> {
+                if (frame.header().path("gc").asBoolean(false)) System.gc();
+                out.send(new Frame(merge(Frames.ok(s.rid()), DaemonStats.snapshot(cluster))));
+            }
             case Request.Shutdown s -> {
                 out.send(new Frame(Frames.ok(s.rid())));
                 daemon.requestShutdown();

@@ -104,7 +104,7 @@ public final class MemberLink implements NodeLink {
             case "actor_exited" -> {
                 List<String> tail = new ArrayList<>();
                 h.path("tail").forEach(t -> tail.add(t.asText()));
-                cluster.onActorExited(actorId, h.path("code").asInt(), tail);
+                cluster.onActorExited(actorId, h.path("code").asInt(), tail, h.path("oom_kills").asLong());
             }
             case "actor_log" -> {
                 h.put("op", "log");

@@ -12,8 +12,11 @@ public interface ActorEvents {
 
     void startFailed(String actorId, String detail);
 
-    /** The process is gone; {@code exitCode} is 128+N for signal N. */
-    void exited(String actorId, int exitCode, List<String> stderrTail);
+    /**
+     * The process is gone; {@code exitCode} is 128+N for signal N. {@code oomKills} is how
+     * many processes the kernel's OOM killer killed on this node while it ran.
+     */
+    void exited(String actorId, int exitCode, List<String> stderrTail, long oomKills);
 
     /** A {@code log} frame for the actor's owner. */
     void log(String actorId, Frame logFrame);

@@ -79,6 +79,7 @@ public final class NodeAgent {
         String prefix = "actor-" + spec.className() + "-" + spec.actorId() + "-" + process.pid();
         LogPump out = LogPump.start(process.getInputStream(), logDir.resolve(prefix + ".out"), "stdout", spec, process.pid(), events);
         LogPump err = LogPump.start(process.getErrorStream(), logDir.resolve(prefix + ".err"), "stderr", spec, process.pid(), events);
+        long oomBefore = OomCounter.read();
         process.onExit().thenAccept(p -> {
             out.awaitDrained(300);
             err.awaitDrained(300);
@@ -86,7 +87,8 @@ public final class NodeAgent {
                 running.remove(spec.actorId());
                 running.notifyAll();
             }
-            events.exited(spec.actorId(), p.exitValue(), err.tail());
+            long oomAfter = OomCounter.read();
+            events.exited(spec.actorId(), p.exitValue(), err.tail(), oomBefore < 0 ? 0 : Math.max(0, oomAfter - oomBefore));
         });
     }
 

@@ -128,7 +128,7 @@ class PlacementTest {
         cluster.createActor(driver, actorId, "A", null, null, options(pg, 0, 1), new byte[0]);
         cluster.groups().remove(pg);
         assertThat(link.killed).extracting(ActorRecord::id).containsExactly(actorId);
-        cluster.onActorExited(actorId, 137, List.of());
+        cluster.onActorExited(actorId, 137, List.of(), 0);
         ObjectNode state = cluster.clusterState();
         assertThat(state.get("available").get("GPU").asDouble()).isEqualTo(10.0);
         String oid = Ids.randomHex(28);
@@ -144,9 +144,9 @@ class PlacementTest {
         for (int i = 0; i < 3; i++) {
             cluster.call(driver, actorId, Ids.randomHex(28), FrameCodec.JSON.createObjectNode().put("method", "m"), new byte[0]);
         }
-        cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"));
+        cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"), 1);
         List<String> messages = driver.frames("result").stream().map(f -> f.header().get("message").asText()).toList();
-        assertThat(messages).hasSize(3).allSatisfy(m -> assertThat(m).contains("SIGKILL").contains("MemoryError"));
+        assertThat(messages).hasSize(3).allSatisfy(m -> assertThat(m).contains("SIGKILL").contains("OOM killer").contains("MemoryError"));
         assertThat(cluster.clusterState().get("available").get("GPU").asDouble()).isEqualTo(10.0);
     }
 

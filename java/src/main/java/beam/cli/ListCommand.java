@@ -1,0 +1,87 @@
+package beam.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code ray list nodes|actors|placement-groups [--json]}: Ray's state CLI names. */
+@Command(name = "list", description = "List the cluster's nodes, actors or placement groups.")
+public final class ListCommand implements Callable<Integer> {
+    @Parameters(index = "0", description = "What to list: nodes, actors or placement-groups.")
+    String what;
+
+    @Option(names = "--json", description = "Print JSON.")
+    boolean json;
+
+    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).")
+    String tempDir;
+
+    @Option(names = "--address", hidden = true)
+    String address;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!List.of("nodes", "actors", "placement-groups").contains(what)) {
+            System.err.println("beam: unknown resource '" + what + "'; say nodes, actors or placement-groups.");
+            return 2;
+        }
+        ObjectNode status = LocalStatus.fetch(tempDir);
+        if (status == null) return 1;
+        ArrayNode rows = switch (what) {
+            case "nodes" -> nodes(status);
+            case "actors" -> (ArrayNode) status.path("actors");
+            default -> groups(status);
+        };
+        if (json) {
+            System.out.println(beam.codec.FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(rows));
+            return 0;
+        }
+        List<String> columns = switch (what) {
+            case "nodes" -> List.of("node_id", "node_ip", "is_head_node", "state", "gpus", "resources_total");
+            case "actors" -> List.of("actor_id", "class_name", "state", "pid", "node_ip", "gpu_ids", "placement_group_id");
+            default -> List.of("placement_group_id", "name", "strategy", "state", "bundles", "waiting_reason");
+        };
+        System.out.print(Table.render(columns, rows));
+        return 0;
+    }
+
+    private static ArrayNode nodes(ObjectNode status) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (JsonNode n : status.path("nodes")) {
+            ObjectNode o = out.addObject();
+            o.put("node_id", n.path("NodeID").asText());
+            o.put("node_ip", n.path("NodeManagerAddress").asText());
+            o.put("is_head_node", n.path("IsHead").asBoolean());
+            o.put("state", n.path("Alive").asBoolean() ? "ALIVE" : "DEAD");
+            o.set("gpus", n.path("GpuIds"));
+            o.set("resources_total", n.path("Resources"));
+            if (!n.path("Alive").asBoolean()) o.put("death_reason", n.path("DeathReasonMessage").asText());
+        }
+        return out;
+    }
+
+    private static ArrayNode groups(ObjectNode status) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        List<String> ids = new ArrayList<>();
+        status.path("placement_groups").fieldNames().forEachRemaining(ids::add);
+        for (String id : ids) {
+            JsonNode g = status.path("placement_groups").path(id);
+            ObjectNode o = out.addObject();
+            o.put("placement_group_id", id);
+            o.put("name", g.path("name").asText());
+            o.put("strategy", g.path("strategy").asText());
+            o.put("state", g.path("state").asText());
+            o.set("bundles", g.path("bundles"));
+            o.set("bundles_to_node_id", g.path("bundles_to_node_id"));
+            o.put("waiting_reason", g.path("beam_waiting_reason").asText(""));
+        }
+        return out;
+    }
+}

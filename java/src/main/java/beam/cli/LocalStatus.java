@@ -1,0 +1,28 @@
+package beam.cli;
+
+import beam.daemon.SessionDir;
+import beam.protocol.Frames;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/** Asks this machine's daemon for the cluster status (what `ray status` and `ray list` show). */
+final class LocalStatus {
+    private LocalStatus() {
+    }
+
+    /** The status reply, or null after printing why there is none. */
+    static ObjectNode fetch(String tempDir) throws IOException {
+        ObjectNode running = SessionDir.findRunning(Paths.tempDir(tempDir));
+        if (running == null) {
+            System.err.println("beam: no beam cluster is running on this machine (looked in "
+                    + Paths.tempDir(tempDir) + "/session_latest). Start one with `ray start --head`.");
+            return null;
+        }
+        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
+            ObjectNode status = client.request(Frames.header("status"));
+            status.remove(java.util.List.of("op", "rid", "ok"));
+            return status;
+        }
+    }
+}
