@@ -55,6 +55,11 @@ public final class StatusCommand implements Callable<Integer> {
                         .append("): ").append(n.path("DeathReasonMessage").asText()).append('\n');
             }
         }
+        StringBuilder warnings = new StringBuilder();
+        for (JsonNode n : s.path("nodes")) {
+            for (JsonNode w : n.path("BeamFacts").path("version_warnings")) warnings.append(" ").append(w.asText()).append('\n');
+        }
+        if (!warnings.isEmpty()) out.append("Version warnings (install the same versions everywhere):\n").append(warnings);
         out.append("\nResources\n").append("-".repeat(63)).append("\nUsage:\n");
         JsonNode total = s.path("total");
         JsonNode available = s.path("available");

@@ -342,6 +342,18 @@ public final class Cluster {
         });
     }
 
+    /**
+     * A node's Python-side versions arrived (shortly after its join): record them and warn
+     * about any that differ from the head's.
+     */
+    public synchronized void onNodeVersions(String nodeId, com.fasterxml.jackson.databind.JsonNode versions,
+                                            ObjectNode headFacts) {
+        Node node = nodes.get(nodeId);
+        if (node == null || !(versions instanceof ObjectNode v)) return;
+        ((ObjectNode) node.facts.withObject("/versions")).setAll(v);
+        node.facts.set("version_warnings", VersionCheck.compare(headFacts, node.facts, node.ip));
+    }
+
     /** A {@code log} frame from an actor's node, for its owner. */
     public synchronized void onActorLog(String actorId, Frame log) {
         ActorRecord actor = actors.get(actorId);

@@ -60,6 +60,7 @@ final class ClusterViews {
         ArrayNode gpus = o.putArray("GpuIds");
         n.gpuIds.forEach(gpus::add);
         o.put("StartTimeMs", n.startedMillis);
+        o.set("BeamFacts", n.facts);
         return o;
     }
 

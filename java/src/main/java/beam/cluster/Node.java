@@ -23,6 +23,9 @@ public final class Node {
     final long startedMillis = System.currentTimeMillis();
     boolean alive = true;
     String deathReason = "";
+    /** What the node reported about itself (versions, interfaces, GPUs, probe port). */
+    com.fasterxml.jackson.databind.node.ObjectNode facts =
+            com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
 
     public Node(String id, String ip, String hostname, boolean head, Resources total,
                 List<String> gpuIds, NodeLink link) {
@@ -43,5 +46,10 @@ public final class Node {
 
     public String ip() {
         return ip;
+    }
+
+    public Node withFacts(com.fasterxml.jackson.databind.node.ObjectNode facts) {
+        this.facts = facts;
+        return this;
     }
 }

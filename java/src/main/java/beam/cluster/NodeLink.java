@@ -13,4 +13,8 @@ public interface NodeLink {
 
     /** Kills the actor's process tree (SIGKILL). No-op if it is not running. */
     void killActor(ActorRecord actor);
+
+    /** Connects from that node to each target {@code {node_id, ip, port}}; one result per target. */
+    java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> probe(
+            com.fasterxml.jackson.databind.JsonNode targets);
 }

@@ -44,6 +44,9 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private Listener unixListener;
     private Listener tcpListener;
     private String gcsAddress;
+    private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
+            NodeFacts.pythonVersions();
+    private com.fasterxml.jackson.databind.node.ObjectNode headFacts;
 
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
@@ -66,8 +69,16 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                 .start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
+        headFacts = NodeFacts.collect(nodeIp, HostProbe.gpuIds(config));
+        headFacts.put("probe_port", port);
+        pythonVersions.thenAccept(py -> {
+            synchronized (cluster) {
+                ((com.fasterxml.jackson.databind.node.ObjectNode) headFacts.get("versions")).setAll(
+                        (com.fasterxml.jackson.databind.node.ObjectNode) py);
+            }
+        });
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
-                HostProbe.resources(config, nodeIp, true), HostProbe.gpuIds(config), localNode));
+                HostProbe.resources(config, nodeIp, true), HostProbe.gpuIds(config), localNode).withFacts(headFacts));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
                 c -> LocalClientLoop.run(c, this, origin)).start();
@@ -149,6 +160,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     @Override
     public String gcsAddress() {
         return gcsAddress;
+    }
+
+    @Override
+    public com.fasterxml.jackson.databind.node.ObjectNode headFacts() {
+        return headFacts;
     }
 
     @Override

@@ -33,6 +33,12 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> probe(
+            com.fasterxml.jackson.databind.JsonNode targets) {
+        return beam.node.Prober.probe(targets);
+    }
+
+    @Override
     public void started(String actorId, long pid) {
         cluster.onActorProcessStarted(actorId, pid);
     }

@@ -55,6 +55,9 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
     private Connection head;
+    private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
+            NodeFacts.pythonVersions();
+    private java.net.ServerSocket probeListener;
     private Listener unixListener;
 
     public MemberDaemon(DaemonConfig config, SessionDir session) {
@@ -86,6 +89,11 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         session.writeNodeJson(nodeId, nodeIp, address, ProcessHandle.current().pid());
         Thread.ofVirtual().name("head link").start(this::linkLoop);
         Thread.ofVirtual().name("heartbeat").start(this::heartbeatLoop);
+        pythonVersions.thenAccept(py -> {
+            ObjectNode h = Frames.header("node_versions");
+            h.set("versions", py);
+            head.send(new Frame(h));
+        });
         LOG.info("joined the head at " + address + " as node " + nodeIp + " (" + nodeId + ")");
         return this;
     }
@@ -111,6 +119,15 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         join.put("hostname", HostProbe.hostname());
         join.put("session_dir", session.dir().toString());
         join.set("resources", HostProbe.resources(config, nodeIp, false).toJson());
+        ObjectNode facts = NodeFacts.collect(nodeIp, HostProbe.gpuIds(config));
+        try {
+            probeListener = beam.node.Prober.listen(nodeIp);
+            facts.put("probe_port", probeListener.getLocalPort());
+        } catch (IOException e) {
+            facts.put("probe_port", -1);
+            facts.put("probe_error", "cannot listen on the node IP " + nodeIp + ": " + e.getMessage());
+        }
+        join.set("facts", facts);
         ArrayNode gpus = join.putArray("gpu_ids");
         HostProbe.gpuIds(config).forEach(gpus::add);
         head.send(new Frame(join));
@@ -193,6 +210,15 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
             }
             case "start_actor" -> agent.spawn(spawnSpec(h));
             case "kill_actor" -> agent.kill(h.path("actor_id").asText());
+            case "probe" -> {
+                long id = h.path("probe_id").asLong();
+                beam.node.Prober.probe(h.path("targets")).thenAccept(results -> {
+                    ObjectNode r = Frames.header("probe_result");
+                    r.put("probe_id", id);
+                    r.set("results", results);
+                    head.send(new Frame(r));
+                });
+            }
             default -> LOG.warning("the head sent unknown link op '" + frame.op() + "'");
         }
     }
@@ -248,6 +274,13 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         }
         if (head != null && head.isOpen()) head.send(new Frame(Frames.header("node_leave")));
         if (unixListener != null) unixListener.close();
+        if (probeListener != null) {
+            try {
+                probeListener.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
         for (Connection c : clients.values()) c.closeAfterFlush();
         agent.killAll();
         agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS);

@@ -17,6 +17,9 @@ public interface DaemonContext {
     /** A fresh job id (hex) for a new driver connection. */
     String nextJobId();
 
+    /** What the head node reported about itself (versions, interfaces, GPUs). */
+    com.fasterxml.jackson.databind.node.ObjectNode headFacts();
+
     /** Starts the daemon's shutdown (after the reply is sent). */
     void requestShutdown();
 }

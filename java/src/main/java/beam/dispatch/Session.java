@@ -200,6 +200,7 @@ public final class Session implements Client {
             }
             case Request.ClusterState s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.clusterState())));
             case Request.Status s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.status())));
+            case Request.Doctor d -> out.send(new Frame(merge(Frames.ok(d.rid()), beam.cluster.Doctor.run(cluster))));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(new Frame(merge(Frames.ok(s.rid()), DaemonStats.snapshot(cluster))));

@@ -104,7 +104,10 @@ public final class HeadGate {
         reply.put("heartbeat_ms", heartbeat.periodMillis());
         reply.put("timeout_ms", heartbeat.timeoutMillis());
         connection.send(new Frame(reply));
-        daemon.cluster().addNode(new Node(nodeId, ip, h.path("hostname").asText(ip), false, resources, gpuIds, link));
+        ObjectNode facts = h.path("facts") instanceof ObjectNode f ? f : Frames.header("facts");
+        facts.remove("op");
+        daemon.cluster().addNode(new Node(nodeId, ip, h.path("hostname").asText(ip), false, resources, gpuIds, link)
+                .withFacts(facts));
         LOG.info("node " + ip + " (" + nodeId + ") joined with " + resources);
         link.run();
     }

@@ -12,12 +12,14 @@ import beam.dispatch.FrameSink;
 import beam.dispatch.Origin;
 import beam.dispatch.Session;
 import beam.node.SpawnSpec;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
@@ -44,6 +46,8 @@ public final class MemberLink implements NodeLink {
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
     private final Map<Long, Session> clients = new ConcurrentHashMap<>();
     private final AtomicBoolean lost = new AtomicBoolean();
+    private final Map<Long, CompletableFuture<JsonNode>> probes = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong nextProbe = new java.util.concurrent.atomic.AtomicLong();
 
     MemberLink(Connection connection, DaemonContext daemon, String nodeId, String nodeIp, String sessionDir,
                Heartbeat heartbeat) {
@@ -110,6 +114,11 @@ public final class MemberLink implements NodeLink {
                 h.put("op", "log");
                 cluster.onActorLog(actorId, frame);
             }
+            case "node_versions" -> cluster.onNodeVersions(nodeId, h.path("versions"), daemon.headFacts());
+            case "probe_result" -> {
+                CompletableFuture<JsonNode> f = probes.get(h.path("probe_id").asLong());
+                if (f != null) f.complete(h.path("results"));
+            }
             case "node_leave" -> {
                 return true;
             }
@@ -155,6 +164,7 @@ public final class MemberLink implements NodeLink {
         connection.close();
         for (Session s : clients.values()) s.onClosed();
         clients.clear();
+        probes.values().forEach(f -> f.complete(com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode()));
         cluster.onNodeLost(nodeId, reason);
     }
 
@@ -172,6 +182,18 @@ public final class MemberLink implements NodeLink {
         if (spec.context() != null) h.set("context", FrameCodec.JSON.valueToTree(spec.context()));
         h.put("log_to_owner", spec.logToOwner());
         connection.send(new Frame(h));
+    }
+
+    @Override
+    public CompletableFuture<JsonNode> probe(JsonNode targets) {
+        long id = nextProbe.incrementAndGet();
+        CompletableFuture<JsonNode> result = new CompletableFuture<>();
+        probes.put(id, result);
+        ObjectNode h = LinkOps.op("probe").header();
+        h.put("probe_id", id);
+        h.set("targets", targets);
+        connection.send(new Frame(h));
+        return result.whenComplete((r, e) -> probes.remove(id));
     }
 
     @Override

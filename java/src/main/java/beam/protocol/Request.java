@@ -56,6 +56,10 @@ public sealed interface Request {
     record Shutdown(long rid) implements Request {
     }
 
+    /** `ray doctor`: reachability, interfaces, versions and GPUs of every node. */
+    record Doctor(long rid) implements Request {
+    }
+
     /** The daemon's own health: heap, fds, threads, table sizes (for soak tests and `ray status`). */
     record DaemonStats(long rid) implements Request {
     }
@@ -116,6 +120,7 @@ public sealed interface Request {
             case "status" -> new Status(f.rid());
             case "shutdown" -> new Shutdown(f.rid());
             case "daemon_stats" -> new DaemonStats(f.rid());
+            case "doctor" -> new Doctor(f.rid());
             case "actor_ready" -> new ActorReady(f.hex("actor_id", 32));
             case "actor_failed" -> new ActorFailed(f.hex("actor_id", 32), f.optText("message"));
             case "result" -> new Result(f.hex("oid", 56), f.text("status"));

@@ -22,6 +22,13 @@ final class FakeNodes {
         public void killActor(ActorRecord actor) {
             killed.add(actor);
         }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> probe(
+                com.fasterxml.jackson.databind.JsonNode targets) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode());
+        }
     }
 
     static final class RecordingClient implements Client {

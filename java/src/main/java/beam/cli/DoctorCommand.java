@@ -1,0 +1,77 @@
+package beam.cli;
+
+import beam.daemon.SessionDir;
+import beam.protocol.Frames;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ray doctor}: every node's reachability from every other on its node IP, the
+ * interface carrying each node IP (with the NCCL/GLOO_SOCKET_IFNAME hint), GPU visibility
+ * and the version matrix. Exits 1 with a readable report when something is wrong.
+ */
+@Command(name = "doctor", description = "Check the cluster for network, version and GPU problems.")
+public final class DoctorCommand implements Callable<Integer> {
+    @Option(names = "--json", description = "Print the report as JSON.")
+    boolean json;
+
+    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).")
+    String tempDir;
+
+    @Override
+    public Integer call() throws Exception {
+        ObjectNode running = SessionDir.findRunning(Paths.tempDir(tempDir));
+        if (running == null) {
+            System.err.println("beam: no beam cluster is running on this machine. Start one with `ray start --head`.");
+            return 1;
+        }
+        ObjectNode report;
+        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
+            report = client.request(Frames.header("doctor"));
+        }
+        report.remove(java.util.List.of("op", "rid", "ok"));
+        if (json) {
+            System.out.println(beam.codec.FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(report));
+        } else {
+            System.out.print(format(report));
+        }
+        return report.path("problems").isEmpty() ? 0 : 1;
+    }
+
+    static String format(ObjectNode r) {
+        StringBuilder sb = new StringBuilder("beam doctor\n\nNodes\n");
+        for (JsonNode n : r.path("nodes")) {
+            JsonNode v = n.path("versions");
+            sb.append("  ").append(n.path("node_ip").asText()).append(n.path("is_head").asBoolean() ? " (head)" : "")
+                    .append("  interface ").append(n.path("interface").asText("NONE"))
+                    .append("  beam ").append(v.path("beam").asText("?")).append(", python ").append(v.path("python").asText("?"))
+                    .append(", vllm ").append(v.path("vllm").asText("-")).append(", torch ").append(v.path("torch").asText("-"))
+                    .append('\n');
+            JsonNode g = n.path("gpus");
+            sb.append("    GPUs ").append(g.path("assigned_ids").toString()).append(", CUDA_VISIBLE_DEVICES=")
+                    .append(g.path("cuda_visible_devices").asText("(unset)")).append(", /dev/nvidia*: ")
+                    .append(g.path("nvidia_device_files").asInt()).append('\n');
+            if (n.has("gpu_note")) sb.append("    note: ").append(n.path("gpu_note").asText()).append('\n');
+            if (n.has("hint")) sb.append("    hint: ").append(n.path("hint").asText()).append('\n');
+        }
+        sb.append("\nReachability (TCP from each node to every other node IP)\n");
+        if (r.path("reachability").isEmpty()) sb.append("  (one node: nothing to probe)\n");
+        for (JsonNode p : r.path("reachability")) {
+            sb.append("  ").append(p.path("from").asText()).append(" -> ").append(p.path("to").asText()).append("  ")
+                    .append(p.path("ok").asBoolean() ? "ok (" + p.path("ms").asDouble() + " ms)" : "FAILED: " + p.path("error").asText())
+                    .append('\n');
+        }
+        sb.append('\n');
+        if (r.path("problems").isEmpty()) {
+            sb.append("No problems found.\n");
+        } else {
+            sb.append("Problems\n");
+            for (JsonNode p : r.path("problems")) sb.append("  - ").append(p.asText()).append('\n');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,104 @@
+package beam.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * `ray doctor`: checks what most often breaks multi-node vLLM. Every live node connects to
+ * every other node's probe port on its node IP (as NCCL and Gloo will); each node IP must
+ * be an address of an interface on its host (the NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME
+ * hint names it); versions must match the head's; GPU visibility is shown per node.
+ * Returns a report with {@code problems} (empty when all is well).
+ */
+public final class Doctor {
+    static final long PROBE_WAIT_SECONDS = 8;
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    private Doctor() {
+    }
+
+    public static ObjectNode run(Cluster cluster) {
+        List<Node> nodes;
+        synchronized (cluster) {
+            nodes = new ArrayList<>(cluster.liveNodes());
+        }
+        ObjectNode report = F.objectNode();
+        ArrayNode problems = report.putArray("problems");
+        ArrayNode nodeReports = report.putArray("nodes");
+        for (Node n : nodes) {
+            ObjectNode r = nodeReports.addObject();
+            r.put("node_id", n.id);
+            r.put("node_ip", n.ip);
+            r.put("is_head", n.head);
+            r.set("versions", n.facts.path("versions"));
+            r.set("gpus", n.facts.path("gpus"));
+            String nic = n.facts.path("node_ip_interface").asText(null);
+            r.put("interface", nic);
+            if (nic == null) {
+                problems.add("node " + n.ip + ": its node IP is not an address of any interface on its host; other hosts "
+                        + "cannot reach it there. Start it with --node-ip-address set to one of: " + addresses(n.facts));
+            } else if (!nic.equals("lo")) {
+                r.put("hint", "export NCCL_SOCKET_IFNAME=" + nic + " GLOO_SOCKET_IFNAME=" + nic);
+            }
+            if (n.facts.hasNonNull("probe_error")) problems.add("node " + n.ip + ": " + n.facts.path("probe_error").asText());
+            for (JsonNode w : n.facts.path("version_warnings")) problems.add("version mismatch: " + w.asText());
+            JsonNode gpus = n.facts.path("gpus");
+            if (gpus.path("assigned_ids").size() > 0 && gpus.path("nvidia_device_files").asInt() == 0) {
+                r.put("gpu_note", "GPUs are declared (--num-gpus) but no /dev/nvidia* device is visible on this host");
+            }
+        }
+        report.set("reachability", probeAll(nodes, problems));
+        return report;
+    }
+
+    private static ArrayNode probeAll(List<Node> nodes, ArrayNode problems) {
+        Map<Node, CompletableFuture<JsonNode>> pending = new LinkedHashMap<>();
+        for (Node from : nodes) {
+            ArrayNode targets = F.arrayNode();
+            for (Node to : nodes) {
+                if (to == from) continue;
+                targets.addObject().put("node_id", to.id).put("ip", to.ip).put("port", to.facts.path("probe_port").asInt(-1));
+            }
+            if (!targets.isEmpty()) pending.put(from, from.link.probe(targets));
+        }
+        ArrayNode matrix = F.arrayNode();
+        for (Map.Entry<Node, CompletableFuture<JsonNode>> e : pending.entrySet()) {
+            JsonNode results;
+            try {
+                results = e.getValue().get(PROBE_WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (Exception ex) {
+                problems.add("node " + e.getKey().ip + " did not answer the reachability probe in " + PROBE_WAIT_SECONDS + " s");
+                continue;
+            }
+            for (JsonNode r : results) {
+                ObjectNode row = matrix.addObject();
+                row.put("from", e.getKey().ip);
+                row.put("to", r.path("address").asText());
+                row.put("ok", r.path("ok").asBoolean());
+                if (r.has("ms")) row.put("ms", r.path("ms").asDouble());
+                if (!r.path("ok").asBoolean()) {
+                    row.put("error", r.path("error").asText());
+                    problems.add(e.getKey().ip + " cannot reach " + r.path("address").asText() + " over TCP: "
+                            + r.path("error").asText() + " (check firewalls, routes and --node-ip-address)");
+                }
+            }
+        }
+        return matrix;
+    }
+
+    private static String addresses(JsonNode facts) {
+        List<String> all = new ArrayList<>();
+        for (JsonNode nic : facts.path("interfaces")) {
+            for (JsonNode a : nic.path("addresses")) all.add(a.asText() + " (" + nic.path("name").asText() + ")");
+        }
+        return all.isEmpty() ? "(no interface found)" : String.join(", ", all);
+    }
+}

@@ -1,0 +1,50 @@
+package beam.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * Compares a joining node's versions with the head's. Different beam, Python (major.minor),
+ * vLLM, torch or cloudpickle versions across hosts are the usual cause of pickling errors
+ * and NCCL hangs, so each mismatch is a warning in the head's log, in `ray status` and in
+ * `ray doctor`. (A different protocol version is refused at join.)
+ */
+final class VersionCheck {
+    static final List<String> KEYS = List.of("beam", "python", "vllm", "torch", "cloudpickle");
+    private static final Logger LOG = Logger.getLogger(VersionCheck.class.getName());
+
+    private VersionCheck() {
+    }
+
+    /** The warnings for {@code node}'s versions against {@code head}'s. */
+    static ArrayNode compare(ObjectNode head, ObjectNode node, String ip) {
+        ArrayNode warnings = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+        JsonNode hv = head.path("versions");
+        JsonNode nv = node.path("versions");
+        for (String key : KEYS) {
+            String a = comparable(key, hv.path(key).asText(null));
+            String b = comparable(key, nv.path(key).asText(null));
+            if (a == null && b == null) continue;
+            if (a == null || !a.equals(b)) {
+                String w = key + " " + orNone(nv.path(key).asText(null)) + " on " + ip + " differs from "
+                        + orNone(hv.path(key).asText(null)) + " on the head";
+                warnings.add(w);
+                LOG.warning("version mismatch: " + w + "; install the same versions on every node");
+            }
+        }
+        return warnings;
+    }
+
+    private static String comparable(String key, String version) {
+        if (version == null || !key.equals("python")) return version;
+        String[] parts = version.split("\\.");
+        return parts.length >= 2 ? parts[0] + "." + parts[1] : version;
+    }
+
+    private static String orNone(String v) {
+        return v == null ? "(not installed)" : v;
+    }
+}

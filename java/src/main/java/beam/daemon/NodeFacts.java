@@ -1,0 +1,104 @@
+package beam.daemon;
+
+import beam.codec.FrameCodec;
+import beam.dispatch.Session;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.File;
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+
+/**
+ * What a node tells the head about itself at join, for diagnostics (`ray status`,
+ * `ray doctor`): versions (beam, protocol, Java, Python and, where installed, vLLM and
+ * torch), its network interfaces and which one carries the node IP, and what it sees of
+ * its GPUs. The Python versions come from the interpreter that ran `ray`
+ * ({@code BEAM_PYTHON}, set by the launcher), asked once in the background at start.
+ */
+public final class NodeFacts {
+    public static final String BEAM_VERSION = "0.1.0";
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+    private static final String PROBE = String.join("\n",
+            "import json, sys",
+            "from importlib import metadata",
+            "def v(name):",
+            "    try:",
+            "        return metadata.version(name)",
+            "    except Exception:",
+            "        return None",
+            "print(json.dumps({'python': '%d.%d.%d' % sys.version_info[:3], 'vllm': v('vllm'), 'torch': v('torch'),",
+            "                  'cloudpickle': v('cloudpickle')}))");
+
+    private NodeFacts() {
+    }
+
+    /** Starts asking Python for its versions; the result is ready in well under a second. */
+    static CompletableFuture<JsonNode> pythonVersions() {
+        return CompletableFuture.supplyAsync(() -> {
+            String python = System.getenv().getOrDefault("BEAM_PYTHON", "python3");
+            try {
+                Process p = new ProcessBuilder(python, "-c", PROBE).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return F.objectNode();
+                return FrameCodec.JSON.readTree(out.trim());
+            } catch (IOException e) {
+                return F.objectNode();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return F.objectNode();
+            }
+        }, r -> Thread.ofVirtual().start(r));
+    }
+
+    /**
+     * Everything but the Python versions, which arrive later (asking Python takes ~100 ms and
+     * start-up does not wait for it): see {@link #pythonVersions()}.
+     */
+    private static boolean isLoopback(String ip) {
+        return ip.startsWith("127.");
+    }
+
+    static ObjectNode collect(String nodeIp, List<String> gpuIds) {
+        ObjectNode facts = F.objectNode();
+        ObjectNode versions = facts.putObject("versions");
+        versions.put("beam", BEAM_VERSION);
+        versions.put("protocol", Session.PROTOCOL_VERSION);
+        versions.put("java", Runtime.version().toString());
+        ArrayNode nics = facts.putArray("interfaces");
+        String carrier = null;
+        try {
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!nic.isUp()) continue;
+                ObjectNode o = nics.addObject();
+                o.put("name", nic.getName());
+                ArrayNode addrs = o.putArray("addresses");
+                for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+                    if (!(a instanceof Inet4Address)) continue;
+                    addrs.add(a.getHostAddress());
+                    if (a.getHostAddress().equals(nodeIp)) carrier = nic.getName();
+                }
+                if (carrier == null && nic.isLoopback() && isLoopback(nodeIp)) carrier = nic.getName();
+            }
+        } catch (IOException ignored) {
+            // no interface list
+        }
+        facts.put("node_ip_interface", carrier);
+        ObjectNode gpus = facts.putObject("gpus");
+        ArrayNode ids = gpus.putArray("assigned_ids");
+        gpuIds.forEach(ids::add);
+        gpus.put("cuda_visible_devices", System.getenv("CUDA_VISIBLE_DEVICES"));
+        String[] devs = new File("/dev").list((d, name) -> name.matches("nvidia[0-9]+"));
+        gpus.put("nvidia_device_files", devs == null ? 0 : devs.length);
+        return facts;
+    }
+}
