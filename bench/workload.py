@@ -8,6 +8,7 @@ one subcommand of this file per measurement in a fresh process, and reads the on
     python bench/workload.py init                       time ray.init() to the running cluster
     python bench/workload.py main [--quick]             actors, calls, broadcast, pipelining, pgs, actor kill
     python bench/workload.py vllm                       examples/vllm_shaped.py from init to all workers ready
+    python bench/workload.py calls                      a short mixed load (bench/jvm_options.py)
     python bench/workload.py multihost --node-ip IP --kill-pids P1,P2 [--quick]
                                                         broadcast to 8 actors on two hosts, then kill host 2
 """
@@ -202,6 +203,17 @@ def cmd_main(args):
     emit(res)
 
 
+def cmd_calls(args):
+    """A short mixed load for comparing daemon JVM options: 4 actors, sync calls, pipelined calls."""
+    ray.init()
+    dt, actors = actor_creation(4)
+    res = {"actors4_s": dt, "sync": sync_calls(actors[0], 1000), "bcast4": broadcast(actors, 300),
+           "pipelined": pipelined(actors[1], 5000, 1)}
+    kill_all(actors)
+    ray.shutdown()
+    emit(res)
+
+
 def cmd_vllm(args):
     """examples/vllm_shaped.py's sequence, from before ray.init() to all workers ready."""
     sys.path.insert(0, os.path.join(os.path.dirname(HERE), "examples"))
@@ -209,6 +221,7 @@ def cmd_vllm(args):
     from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
     from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
     # The workers must unpickle Worker without examples/ on their sys.path: ship it by value.
+    import ray.cloudpickle
     ray.cloudpickle.register_pickle_by_value(v)
     n = v.WORLD_SIZE
     marks = {}
@@ -337,12 +350,13 @@ T_IMPORT_DONE = time.perf_counter()
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["init", "main", "vllm", "multihost"])
+    ap.add_argument("cmd", choices=["init", "main", "vllm", "multihost", "calls"])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--node-ip")
     ap.add_argument("--kill-pids", default="")
     args = ap.parse_args()
-    {"init": cmd_init, "main": cmd_main, "vllm": cmd_vllm, "multihost": cmd_multihost}[args.cmd](args)
+    {"init": cmd_init, "main": cmd_main, "vllm": cmd_vllm, "multihost": cmd_multihost,
+     "calls": cmd_calls}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -196,8 +196,11 @@ def scan(src, include_tests=False):
     under SRC."""
     found = {}
     for path in python_files(src, include_tests):
+        data = path.read_bytes()
+        if not re.search(rb"\bray\b", data):  # no Ray here: skip the costly parse
+            continue
         try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
+            tree = ast.parse(data, filename=str(path))
         except (SyntaxError, ValueError) as e:
             print(f"scan: skipping {path}: {e}", file=sys.stderr)
             continue

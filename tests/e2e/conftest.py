@@ -35,6 +35,9 @@ def cluster(monkeypatch_module):
     yield base
     ray.shutdown()
     launcher.run_cli(["stop", "--temp-dir", base])
+    for pid, _ in cluster_processes(base):  # leak guard: a stop that failed leaves none
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     shutil.rmtree(base, ignore_errors=True)
 
 

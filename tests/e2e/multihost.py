@@ -311,10 +311,20 @@ class BeamCluster:
         return self.node_json(host)["node_id"]
 
     def beam_processes(self, host):
-        """Live (pid, cmdline) of the beam daemon and actor workers of ``host``."""
-        if host.temp_dir is None:
-            return []
-        return cluster_processes(host.temp_dir)
+        """Live (pid, cmdline) of the beam daemons and actor workers on ``host``: in a
+        namespace every one running there; on loopback the ones naming its temp dir."""
+        if host.ns is None:
+            return cluster_processes(host.temp_dir) if host.temp_dir else []
+        found = []
+        for pid in host.pids():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:
+                continue
+            if ("beam.cli.Main" in cmd or "ray._beam.worker" in cmd) and pid_alive(pid):
+                found.append((pid, cmd))
+        return found
 
     def worker_pids(self, host):
         return [p for p, cmd in self.beam_processes(host) if "ray._beam.worker" in cmd]
@@ -381,6 +391,9 @@ class BeamCluster:
             for pid, _ in self.beam_processes(host):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+        if os.environ.get("BEAM_E2E_KEEP") == "1":  # keep the session dirs (logs) to debug
+            print(f"BEAM_E2E_KEEP: kept {self.dirs}")
+            return
         for base in self.dirs:
             shutil.rmtree(base, ignore_errors=True)
 

@@ -177,7 +177,15 @@ class Host:
         for proc in self.procs:
             with contextlib.suppress(Exception):
                 proc.wait(timeout=1)
-        return sorted(set(killed))
+        # A host that lost power has no zombies: wait until init has reaped the killed
+        # daemons (orphans; a slow init can take a second or two), so that a `ray start`
+        # afterwards does not see a "running" daemon.
+        killed = sorted(set(killed))
+        reap_deadline = time.monotonic() + 10.0
+        while any(os.path.exists(f"/proc/{p}") for p in killed) and \
+                time.monotonic() < reap_deadline:
+            time.sleep(0.05)
+        return killed
 
     def cut(self):
         """Take this host off the network (its veth down); TCP peers see silence, no RST."""
@@ -191,12 +199,25 @@ class Host:
         _ip("netns", "exec", self.ns, IP, "link", "set", self.veth, "up")
 
 
+def _term_as_interrupt():
+    """SIGTERM (a CI timeout, say) would end the interpreter without running fixture
+    teardowns or atexit hooks, leaking namespaces and daemons: make it an interrupt."""
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        def on_term(signum, frame):
+            raise KeyboardInterrupt("SIGTERM")
+        signal.signal(signal.SIGTERM, on_term)
+
+
 class _Hosts:
     kind = "?"
 
     def __init__(self):
         self.hosts = []
         self._down = False
+        _term_as_interrupt()
         atexit.register(self.teardown)
 
     def __getitem__(self, i):

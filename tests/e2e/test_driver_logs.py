@@ -1,8 +1,5 @@
 """Actor output reaches the driver that owns the actor, prefixed like Ray does."""
 
-import glob
-import os
-
 from conftest import finish, lines_read, read_line_with, run_driver, spawn_driver
 
 CHATTY = """

@@ -21,7 +21,7 @@ import time
 import pytest
 
 import netns
-from multihost import BeamCluster, nodes_by_ip, wait_for
+from multihost import BeamCluster, nodes_by_ip
 
 KINDS = ["netns", "loopback"]
 DETECT_S = 5.0  # a lost node must be seen by vLLM's monitor (ray.wait timeout=5) within this
@@ -93,8 +93,11 @@ ray.init(address="auto")
 ips = {ips!r}
 pg = placement_group([{{"GPU": 1}}] * len(ips), strategy="STRICT_SPREAD")
 ray.get(pg.ready(), timeout=60)
-actors = [Probe.options(num_gpus=1, scheduling_strategy=PlacementGroupSchedulingStrategy(
-    placement_group=pg, placement_group_bundle_index=i)).remote() for i in range(len(ips))]
+# max_concurrency: ping() must not queue behind the long sleep().
+actors = [Probe.options(num_gpus=1, max_concurrency=4,
+                        scheduling_strategy=PlacementGroupSchedulingStrategy(
+                            placement_group=pg, placement_group_bundle_index=i)).remote()
+          for i in range(len(ips))]
 infos = ray.get([a.info.remote() for a in actors], timeout=60)
 by_ip = {{info["ip"]: (a, info) for a, info in zip(actors, infos)}}
 if sorted(by_ip) != sorted(ips):

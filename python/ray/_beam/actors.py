@@ -10,8 +10,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Dict, Optional
 
-import cloudpickle
 
+from ray._beam import pickling
 from ray._beam import client, ids, options
 from ray._beam.ids import ActorID
 from ray._beam.objects import ObjectRef
@@ -101,7 +101,7 @@ def create(cls, opts: Dict[str, Any], args: tuple, kwargs: dict) -> "ActorHandle
     if top_level_refs(args, kwargs):  # creation args are resolved before sending, blocking
         args = tuple(_value(c, a) for a in args)
         kwargs = {k: _value(c, v) for k, v in kwargs.items()}
-    payload = cloudpickle.dumps((cls, args, kwargs))
+    payload = pickling.dumps((cls, args, kwargs))
     actor_id = ids.new_actor_id(c.job_id)
     c.request("create_actor", {"actor_id": actor_id, "class_name": cls.__name__,
                                "name": name, "namespace": opts.get("namespace"), "options": wire}, payload)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-import cloudpickle
 
+from ray._beam import pickling
 from ray._beam import client, ids
 from ray._beam.objects import ObjectRef
 
@@ -77,7 +77,7 @@ def put(value, *, _owner=None) -> ObjectRef:
                         "want to do this, you can wrap the ray.ObjectRef in a list and call "
                         "'put' on it.")
     c = client.ensure()
-    return c.table.put_bytes(ids.new_object_id(), cloudpickle.dumps(value))
+    return c.table.put_bytes(ids.new_object_id(), pickling.dumps(value))
 
 
 def _check_timeout(timeout) -> None:

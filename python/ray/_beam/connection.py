@@ -69,6 +69,9 @@ class Connection:
         self._rids = itertools.count(1)
         self._handlers: Dict[str, PushHandler] = {}
         self._closed: Optional[str] = None  # reason, once closed
+        # The daemon's frame limit, learned from the hello reply: checked before sending so
+        # an oversize argument fails here with a clear error instead of losing the link.
+        self.max_payload_bytes = framing.MAX_PAYLOAD_BYTES
         self._reader = threading.Thread(target=self._read_loop, name="beam-reader", daemon=True)
 
     def start(self) -> None:
@@ -125,6 +128,11 @@ class Connection:
             pass
 
     def _write(self, header: dict, payload: bytes) -> None:
+        if len(payload) > self.max_payload_bytes:
+            raise ValueError(
+                f"'{header.get('op')}' would send {len(payload)} bytes, above the beam daemon's limit of "
+                f"{self.max_payload_bytes} bytes per message (max_payload_bytes). Pass less data per call, or "
+                f"start the cluster with `ray start --max-payload-bytes N`.")
         head, body = framing.encode_parts(header, payload)
         try:
             with self._write_lock:

@@ -93,7 +93,12 @@ def resolve(address: Optional[str], start_args: Optional[list] = None) -> Target
 
 def start_private(extra_args: list) -> Target:
     """Start a cluster owned by this process (``ray start --head --port 0 ...``)."""
-    base = tempfile.mkdtemp(prefix="beam-")
+    # $TMPDIR as usual, unless it is so long that the daemon's unix socket path
+    # (<base>/session_<stamp>/sockets/beamd.sock) would pass the 107-byte limit.
+    parent = tempfile.gettempdir()
+    if len(parent) > 40 and os.path.isdir("/tmp"):
+        parent = "/tmp"
+    base = tempfile.mkdtemp(prefix="beam-", dir=parent)
     argv = ["start", "--head", "--port", "0", "--temp-dir", base,
             "--owner-pid", str(os.getpid()), *extra_args]
     try:

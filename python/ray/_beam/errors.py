@@ -7,8 +7,8 @@ ValueError`` still works), ``actor_died`` an ActorDiedError carrying the daemon'
 
 from __future__ import annotations
 
-import cloudpickle
 
+from ray._beam import pickling
 from ray._beam.connection import make_error
 from ray.exceptions import ActorDiedError, RaySystemError, RayTaskError
 
@@ -17,7 +17,7 @@ def from_result(header: dict, payload: bytes) -> BaseException:
     status = header.get("status")
     if status == "task_error":
         try:
-            info = cloudpickle.loads(payload)
+            info = pickling.loads(payload)
         except Exception as e:  # the cause's class may not be importable here
             return RaySystemError(f"the task failed, and its error could not be unpickled: {e!r}")
         return task_error(info)

@@ -60,13 +60,26 @@ def _major(version: str) -> Optional[int]:
         return None
 
 
+def bundled_runtimes() -> List[Path]:
+    """Java runtimes shipped with beam (a ``jlink`` image, see docs/PACKAGING.md), in order:
+    ``ray/_beam/runtime`` (the platform wheel) and ``<root>/runtime`` beside ``<root>/python/ray``
+    (the one-mount bundle). Neither exists in a source checkout."""
+    here = Path(__file__).resolve().parent
+    return [here / "runtime", here.parents[2] / "runtime"]
+
+
 def _java_candidates() -> List[Tuple[str, str]]:
-    """(where it came from, path) in search order."""
+    """(where it came from, path) in search order: a Java the user names (BEAM_JAVA, then
+    JAVA_HOME) wins over the bundled runtime, which wins over PATH and /usr/lib/jvm."""
     found = []
     if os.environ.get("BEAM_JAVA"):
         found.append(("BEAM_JAVA", os.environ["BEAM_JAVA"]))
     if os.environ.get("JAVA_HOME"):
         found.append(("JAVA_HOME", os.path.join(os.environ["JAVA_HOME"], "bin", "java")))
+    for runtime in bundled_runtimes():
+        java = runtime / "bin" / "java"
+        if java.is_file():
+            found.append(("bundled runtime", str(java)))
     on_path = shutil.which("java")
     if on_path:
         found.append(("PATH", on_path))
@@ -76,7 +89,8 @@ def _java_candidates() -> List[Tuple[str, str]]:
 
 
 def find_java() -> str:
-    """The first Java >= 21 in the order BEAM_JAVA, JAVA_HOME, PATH, /usr/lib/jvm/*."""
+    """The first Java >= 21 in the order BEAM_JAVA, JAVA_HOME, the bundled runtime, PATH,
+    /usr/lib/jvm/*."""
     tried = []
     for source, path in _java_candidates():
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
@@ -89,7 +103,8 @@ def find_java() -> str:
     detail = "; ".join(tried) if tried else "no java found at all"
     raise LauncherError(
         f"beam needs Java {MIN_JAVA} or newer. Looked at BEAM_JAVA, JAVA_HOME/bin/java, "
-        f"'java' on PATH and /usr/lib/jvm/*/bin/java: {detail}. Install a JDK >= {MIN_JAVA} "
+        f"the bundled runtime ({bundled_runtimes()[0]}), 'java' on PATH and "
+        f"/usr/lib/jvm/*/bin/java: {detail}. Install a JDK >= {MIN_JAVA} "
         "or set BEAM_JAVA to its java binary.")
 
 

@@ -14,12 +14,13 @@ sent while still pending cannot be read on the other side (ObjectLostError there
 from __future__ import annotations
 
 import asyncio
+
+from ray._beam import pickling
 import concurrent.futures
 import threading
 import time
 from typing import Callable, Dict, List, Optional
 
-import cloudpickle
 
 from ray.exceptions import GetTimeoutError, ObjectLostError, RayTaskError
 
@@ -47,12 +48,12 @@ class _Entry:
             raise err.as_instanceof_cause() if isinstance(err, RayTaskError) else err
         if self.value is not _NO_VALUE:
             return self.value
-        return cloudpickle.loads(self.data)
+        return pickling.loads(self.data)
 
     def dumps(self) -> Optional[bytes]:
         if self.state != READY:
             return None
-        return self.data if self.data is not None else cloudpickle.dumps(self.value)
+        return self.data if self.data is not None else pickling.dumps(self.value)
 
 
 class ObjectTable:

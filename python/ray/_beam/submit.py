@@ -18,8 +18,8 @@ import threading
 from collections import deque
 from typing import Deque, Dict, List
 
-import cloudpickle
 
+from ray._beam import pickling
 from ray._beam import ids
 from ray._beam.connection import Connection
 from ray._beam.objects import FAILED, PENDING, ObjectRef, ObjectTable
@@ -99,7 +99,7 @@ class Submitter:
         args = tuple(value(a) for a in call.args)
         kwargs = {k: value(v) for k, v in call.kwargs.items()}
         call.args = call.kwargs = None  # drop the refs (and values) we no longer need
-        return cloudpickle.dumps((args, kwargs))
+        return pickling.dumps((args, kwargs))
 
     def _send(self, call: _Call, payload: bytes) -> None:
         try:

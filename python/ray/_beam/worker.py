@@ -28,8 +28,8 @@ import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 
-import cloudpickle
 
+from ray._beam import pickling
 from ray._beam import client as client_mod
 from ray._beam import options
 
@@ -123,7 +123,7 @@ class Worker:
         os.environ.update({str(k): str(v) for k, v in env_vars.items()})
         self.class_name = header.get("class_name") or "Actor"
         try:
-            cls, args, kwargs = cloudpickle.loads(payload)
+            cls, args, kwargs = pickling.loads(payload)
             c.actor["methods"] = options.class_methods(cls)
             self.instance = cls(*args, **kwargs)
         except BaseException as e:  # noqa: BLE001 - reported to the daemon, then we exit
@@ -156,7 +156,7 @@ class Worker:
 
     def _prepare(self, header: dict, payload: bytes):
         method = header.get("method")
-        args, kwargs = cloudpickle.loads(payload)
+        args, kwargs = pickling.loads(payload)
         if method == "__ray_ready__":
             return (lambda: True), (), {}
         if method == "__ray_terminate__":
@@ -191,7 +191,7 @@ class Worker:
 
     def _send_ok(self, header: dict, result) -> None:
         try:
-            data = cloudpickle.dumps(result)
+            data = pickling.dumps(result)
         except Exception as e:  # noqa: BLE001
             err = TypeError(f"Could not serialize the return value of "
                             f"{self.class_name}.{header.get('method')}() "
@@ -207,11 +207,11 @@ class Worker:
                 "actor_id": self.actor_id, "type_name": type(exc).__name__,
                 "repr": _safe_repr(self.instance), "message": str(exc)}
         try:
-            data = cloudpickle.dumps(info)
-            cloudpickle.loads(data)
+            data = pickling.dumps(info)
+            pickling.loads(data)
         except Exception:  # noqa: BLE001 - send the text; the driver wraps it
             info["exc"] = None
-            data = cloudpickle.dumps(info)
+            data = pickling.dumps(info)
         self._send("result", {"oid": header["oid"], "status": "task_error"}, data)
 
     def _send(self, op: str, fields: dict, payload: bytes) -> None:

@@ -1,6 +1,7 @@
 package beam.cli;
 
 import beam.codec.FrameLimits;
+import beam.auth.TlsConfig;
 import beam.auth.TokenAuth;
 import beam.daemon.Daemon;
 import beam.daemon.MemberDaemon;
@@ -84,6 +85,17 @@ public final class StartCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}); more wait in the kernel's backlog.", defaultValue = "4096")
     int maxConnections;
 
+    @Option(names = "--tls-cert", description = "PEM certificate of this node for TLS on node links "
+            + "(or $RAY_TLS_SERVER_CERT).")
+    String tlsCert;
+
+    @Option(names = "--tls-key", description = "PEM PKCS#8 private key for --tls-cert (or $RAY_TLS_SERVER_KEY).")
+    String tlsKey;
+
+    @Option(names = "--tls-ca", description = "PEM CA certificate every node's certificate is signed by "
+            + "(or $RAY_TLS_CA_CERT).")
+    String tlsCa;
+
     @Option(names = "--owner-pid", hidden = true, description = "Stop when this process exits.")
     long ownerPid;
 
@@ -131,7 +143,7 @@ public final class StartCommand implements Callable<Integer> {
             }
             config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid,
                     new FrameLimits(maxHeaderBytes, maxPayloadBytes), maxConnections, address, token,
-                    new Heartbeat(heartbeatMillis, nodeTimeoutMillis));
+                    new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa));
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;
@@ -198,6 +210,9 @@ public final class StartCommand implements Callable<Integer> {
                 "--max-payload-bytes", String.valueOf(maxPayloadBytes), "--max-connections", String.valueOf(maxConnections)));
         cmd.addAll(head ? List.of("--head") : List.of("--address", address));
         if (authTokenPath != null) cmd.addAll(List.of("--auth-token-path", authTokenPath));
+        if (tlsCert != null) cmd.addAll(List.of("--tls-cert", tlsCert));
+        if (tlsKey != null) cmd.addAll(List.of("--tls-key", tlsKey));
+        if (tlsCa != null) cmd.addAll(List.of("--tls-ca", tlsCa));
         if (numGpus != null) cmd.addAll(List.of("--num-gpus", numGpus.toString()));
         if (numCpus != null) cmd.addAll(List.of("--num-cpus", numCpus.toString()));
         if (resources != null) cmd.addAll(List.of("--resources", resources));

@@ -22,9 +22,8 @@ import java.util.logging.Logger;
  * slow peer only ever stalls its own writer.
  *
  * <p>Threads: exactly one thread calls {@code read()}; {@code send()} and {@code close()}
- * are safe from any thread. Reads and writes use the channel directly (not
- * {@code Channels.newInputStream}, whose blocking lock would make a pending read block
- * every write).
+ * are safe from any thread. The bytes move through a {@link Transport} (a channel, or a
+ * TLS socket).
  */
 public final class Connection implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Connection.class.getName());
@@ -36,7 +35,7 @@ public final class Connection implements AutoCloseable {
      */
     public static final long MAX_QUEUED_BYTES = 1L << 30;
 
-    private final SocketChannel channel;
+    private final Transport transport;
     private final FrameCodec codec;
     private final String peer;
     private final InputStream in;
@@ -44,12 +43,26 @@ public final class Connection implements AutoCloseable {
     private final AtomicBoolean open = new AtomicBoolean(true);
     private final java.util.concurrent.atomic.AtomicLong queuedBytes = new java.util.concurrent.atomic.AtomicLong();
     private final List<Runnable> closeHooks = new ArrayList<>();
+    /** The hard close that {@link #closeAfterFlush()} schedules; cancelled once closed. */
+    private volatile java.util.concurrent.ScheduledFuture<?> forcedClose;
+    private static final java.util.concurrent.ScheduledThreadPoolExecutor TIMERS = timers();
+
+    private static java.util.concurrent.ScheduledThreadPoolExecutor timers() {
+        var t = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
+                r -> Thread.ofPlatform().daemon().name("connection-timers").unstarted(r));
+        t.setRemoveOnCancelPolicy(true);
+        return t;
+    }
 
     public Connection(SocketChannel channel, FrameCodec codec, String peer) {
-        this.channel = channel;
+        this(Transport.of(channel), codec, peer);
+    }
+
+    public Connection(Transport transport, FrameCodec codec, String peer) {
+        this.transport = transport;
         this.codec = codec;
         this.peer = peer;
-        this.in = new BufferedInputStream(new ChannelInput(channel), 64 * 1024);
+        this.in = new BufferedInputStream(new TransportInput(transport), 64 * 1024);
         Thread.ofVirtual().name("writer " + peer).start(this::writeLoop);
     }
 
@@ -95,16 +108,17 @@ public final class Connection implements AutoCloseable {
      * {@link #FLUSH_GRACE_MILLIS} is cut off anyway.
      */
     public void closeAfterFlush() {
-        if (!open.get()) return;
+        if (!open.get() || forcedClose != null) return;
         outbound.add(CLOSE_MARKER);
-        Thread.ofVirtual().start(() -> {
-            try {
-                Thread.sleep(FLUSH_GRACE_MILLIS);
-            } catch (InterruptedException ignored) {
-                // close now
-            }
-            close();
-        });
+        forcedClose = TIMERS.schedule(this::close, FLUSH_GRACE_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Closes this connection after {@code millis} unless the returned handle is cancelled
+     * first (a handshake deadline). Holds no thread while it waits.
+     */
+    public java.util.concurrent.ScheduledFuture<?> closeUnlessCancelled(long millis) {
+        return TIMERS.schedule(this::close, millis, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -116,11 +130,9 @@ public final class Connection implements AutoCloseable {
             closeHooks.clear();
         }
         outbound.add(CLOSE_MARKER);
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // already gone
-        }
+        transport.close();
+        var pending = forcedClose;
+        if (pending != null) pending.cancel(false);
         for (Runnable hook : hooks) {
             try {
                 hook.run();
@@ -149,8 +161,7 @@ public final class Connection implements AutoCloseable {
                 ByteBuffer[] array = buffers.toArray(ByteBuffer[]::new);
                 long total = 0;
                 for (ByteBuffer b : array) total += b.remaining();
-                long remaining = total;
-                while (remaining > 0) remaining -= channel.write(array);
+                transport.write(array);
                 queuedBytes.addAndGet(-total);
                 if (closeAfter) break;
             }
@@ -162,12 +173,12 @@ public final class Connection implements AutoCloseable {
         close();
     }
 
-    /** InputStream over a blocking channel without Channels' shared blocking lock. */
-    private static final class ChannelInput extends InputStream {
-        private final SocketChannel channel;
+    /** InputStream over a transport. */
+    private static final class TransportInput extends InputStream {
+        private final Transport transport;
 
-        ChannelInput(SocketChannel channel) {
-            this.channel = channel;
+        TransportInput(Transport transport) {
+            this.transport = transport;
         }
 
         @Override
@@ -179,9 +190,7 @@ public final class Connection implements AutoCloseable {
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
-            if (len == 0) return 0;
-            int n = channel.read(ByteBuffer.wrap(b, off, len));
-            return n;
+            return len == 0 ? 0 : transport.read(b, off, len);
         }
     }
 }

@@ -22,7 +22,9 @@ import java.util.logging.Logger;
 public final class Listener implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Listener.class.getName());
 
+    static final int TLS_HANDSHAKE_MILLIS = 5_000;
     private final ServerSocketChannel server;
+    private final java.net.ServerSocket tlsServer;
     private final FrameCodec codec;
     private final Consumer<Connection> handler;
     private final Semaphore permits;
@@ -31,12 +33,19 @@ public final class Listener implements AutoCloseable {
 
     private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections,
                      Consumer<Connection> handler, String name) {
+        this(server, codec, maxConnections, handler, name, null);
+    }
+
+    private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections,
+                     Consumer<Connection> handler, String name, java.net.ServerSocket tlsServer) {
         this.server = server;
+        this.tlsServer = tlsServer;
         this.codec = codec;
         this.handler = handler;
         this.permits = new Semaphore(maxConnections);
         this.name = name;
-        this.acceptThread = Thread.ofPlatform().daemon().name("accept " + name).unstarted(this::acceptLoop);
+        this.acceptThread = Thread.ofPlatform().daemon().name("accept " + name)
+                .unstarted(tlsServer == null ? this::acceptLoop : this::acceptTlsLoop);
     }
 
     public static Listener unix(java.nio.file.Path path, FrameCodec codec, int maxConnections,
@@ -53,13 +62,72 @@ public final class Listener implements AutoCloseable {
         return new Listener(server, codec, maxConnections, handler, "tcp:" + address);
     }
 
+    /**
+     * A TLS listener on {@code address}: mutual TLS (client certificates required). The
+     * handshake runs on the connection's virtual thread, so a stalled peer holds up no one.
+     */
+    public static Listener tls(SocketAddress address, javax.net.ssl.SSLContext ssl, FrameCodec codec,
+                               int maxConnections, Consumer<Connection> handler) throws IOException {
+        javax.net.ssl.SSLServerSocket server = (javax.net.ssl.SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
+        server.setNeedClientAuth(true);
+        server.bind(address, 512);
+        return new Listener(null, codec, maxConnections, handler, "tls:" + address, server);
+    }
+
     public Listener start() {
         acceptThread.start();
         return this;
     }
 
     public SocketAddress localAddress() throws IOException {
-        return server.getLocalAddress();
+        return tlsServer != null ? tlsServer.getLocalSocketAddress() : server.getLocalAddress();
+    }
+
+    private void acceptTlsLoop() {
+        while (!tlsServer.isClosed()) {
+            try {
+                permits.acquire();
+                java.net.Socket socket;
+                try {
+                    socket = tlsServer.accept();
+                } catch (IOException e) {
+                    permits.release();
+                    throw e;
+                }
+                socket.setTcpNoDelay(true);
+                String peer = String.valueOf(socket.getRemoteSocketAddress());
+                Thread.ofVirtual().name("conn " + peer).start(() -> {
+                    Connection connection;
+                    try {
+                        socket.setSoTimeout(TLS_HANDSHAKE_MILLIS); // a peer that never says hello is dropped
+                        ((javax.net.ssl.SSLSocket) socket).startHandshake();
+                        socket.setSoTimeout(0);
+                        connection = new Connection(Transport.of(socket), codec, peer);
+                    } catch (IOException e) {
+                        LOG.warning("TLS handshake with " + peer + " failed: " + e.getMessage());
+                        try {
+                            socket.close();
+                        } catch (IOException ignored) {
+                            // gone
+                        }
+                        permits.release();
+                        return;
+                    }
+                    connection.onClose(permits::release);
+                    try {
+                        handler.accept(connection);
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.SEVERE, "connection handler failed for " + peer, e);
+                    } finally {
+                        connection.closeAfterFlush();
+                    }
+                });
+            } catch (InterruptedException e) {
+                return;
+            } catch (IOException e) {
+                if (!tlsServer.isClosed()) LOG.log(Level.WARNING, "accept failed on " + name, e);
+            }
+        }
     }
 
     private void acceptLoop() {
@@ -99,7 +167,8 @@ public final class Listener implements AutoCloseable {
     @Override
     public void close() {
         try {
-            server.close();
+            if (server != null) server.close();
+            if (tlsServer != null) tlsServer.close();
         } catch (IOException ignored) {
             // closing anyway
         }

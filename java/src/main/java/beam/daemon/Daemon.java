@@ -65,8 +65,10 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         else LOG.warning("token authentication is DISABLED (RAY_AUTH_MODE=disabled): anyone who reaches port "
                 + config.port() + " can join this cluster and run code on it");
         HeadGate gate = new HeadGate(this, auth, config.heartbeat());
-        tcpListener = Listener.tcp(new InetSocketAddress(config.port()), codec, config.maxConnections(), gate::serve)
-                .start();
+        tcpListener = (config.tls() == null
+                ? Listener.tcp(new InetSocketAddress(config.port()), codec, config.maxConnections(), gate::serve)
+                : Listener.tls(new InetSocketAddress(config.port()), config.tls().context(), codec, config.maxConnections(),
+                        gate::serve)).start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
         headFacts = NodeFacts.collect(nodeIp, HostProbe.gpuIds(config));
@@ -165,6 +167,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     @Override
     public com.fasterxml.jackson.databind.node.ObjectNode headFacts() {
         return headFacts;
+    }
+
+    @Override
+    public beam.codec.FrameLimits limits() {
+        return config.limits();
     }
 
     @Override

@@ -21,17 +21,18 @@ import java.nio.file.Path;
  * @param authToken     the cluster token: the head's own (made at start) or the one a joining
  *                      node was given; null when auth is disabled
  * @param heartbeat     heartbeat period and node timeout of node links
+ * @param tls           TLS for node links, or null for plain TCP (the token still applies)
  */
 public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp,
                            Path tempDir, long ownerPid, FrameLimits limits, int maxConnections, String headAddress,
-                           String authToken, Heartbeat heartbeat) {
+                           String authToken, Heartbeat heartbeat, beam.auth.TlsConfig tls) {
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
 
     /** A single-node head with defaults: for tests. */
     public static DaemonConfig head(Path tempDir, int numGpus, String nodeIp) {
         return new DaemonConfig(0, numGpus, 4, null, nodeIp, tempDir, 0, FrameLimits.DEFAULT, 256, null,
-                null, Heartbeat.DEFAULT);
+                null, Heartbeat.DEFAULT, null);
     }
 
     public boolean isHead() {

@@ -42,6 +42,7 @@ import java.util.logging.Logger;
 public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private static final Logger LOG = Logger.getLogger(MemberDaemon.class.getName());
     private static final long ACTOR_EXIT_WAIT_MILLIS = 3_000;
+    private static final long JOIN_TIMEOUT_MILLIS = 15_000;
 
     private final DaemonConfig config;
     private final SessionDir session;
@@ -74,17 +75,15 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         FrameCodec codec = new FrameCodec(config.limits());
         String address = config.headAddress();
         int colon = address.lastIndexOf(':');
-        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.INET);
+        InetSocketAddress target = new InetSocketAddress(address.substring(0, colon),
+                Integer.parseInt(address.substring(colon + 1)));
+        head = config.tls() == null ? connectPlain(target, codec) : connectTls(target, codec);
+        var deadline = head.closeUnlessCancelled(JOIN_TIMEOUT_MILLIS);
         try {
-            channel.connect(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
-        } catch (IOException e) {
-            channel.close();
-            throw new IOException("cannot reach the head at " + address + ": " + e.getMessage()
-                    + ". Check the address, that `ray start --head` runs there, and that the port is open.");
+            join();
+        } finally {
+            deadline.cancel(false);
         }
-        channel.socket().setTcpNoDelay(true);
-        head = new Connection(channel, codec, "head " + address);
-        join();
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(), this::relayLocalClient).start();
         session.writeNodeJson(nodeId, nodeIp, address, ProcessHandle.current().pid());
         Thread.ofVirtual().name("head link").start(this::linkLoop);
@@ -96,6 +95,43 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         });
         LOG.info("joined the head at " + address + " as node " + nodeIp + " (" + nodeId + ")");
         return this;
+    }
+
+    private Connection connectPlain(InetSocketAddress target, FrameCodec codec) throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.INET);
+        try {
+            channel.connect(target);
+        } catch (IOException e) {
+            channel.close();
+            throw unreachable(e);
+        }
+        channel.socket().setTcpNoDelay(true);
+        return new Connection(channel, codec, "head " + config.headAddress());
+    }
+
+    private Connection connectTls(InetSocketAddress target, FrameCodec codec) throws IOException {
+        javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) config.tls().context().getSocketFactory().createSocket();
+        try {
+            socket.connect(target, 10_000);
+        } catch (IOException e) {
+            socket.close();
+            throw unreachable(e);
+        }
+        socket.setTcpNoDelay(true);
+        try {
+            socket.startHandshake();
+        } catch (IOException e) {
+            socket.close();
+            throw new IOException("TLS handshake with the head at " + config.headAddress() + " failed: " + e.getMessage()
+                    + ". Both ends need certificates signed by the same CA (--tls-cert, --tls-key, --tls-ca), and the "
+                    + "head must be started with TLS too.");
+        }
+        return new Connection(beam.connection.Transport.of(socket), codec, "head " + config.headAddress());
+    }
+
+    private IOException unreachable(IOException e) {
+        return new IOException("cannot reach the head at " + config.headAddress() + ": " + e.getMessage()
+                + ". Check the address, that `ray start --head` runs there, and that the port is open.");
     }
 
     private void join() throws IOException {
@@ -142,7 +178,11 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private Frame readOrFail(String what) throws IOException {
         try {
             Frame f = head.read();
-            if (f == null) throw new IOException("the head closed the connection before " + what);
+            if (f == null) {
+                throw new IOException("the head closed the connection before " + what
+                        + (config.tls() == null ? " (if the head uses TLS, start this node with --tls-cert, --tls-key and "
+                        + "--tls-ca as well)" : ""));
+            }
             return f;
         } catch (FrameException e) {
             throw new IOException("bad frame from the head while waiting for " + what + ": " + e.getMessage());

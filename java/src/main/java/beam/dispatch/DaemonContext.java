@@ -17,6 +17,9 @@ public interface DaemonContext {
     /** A fresh job id (hex) for a new driver connection. */
     String nextJobId();
 
+    /** Frame size limits, reported to clients in the hello reply. */
+    beam.codec.FrameLimits limits();
+
     /** What the head node reported about itself (versions, interfaces, GPUs). */
     com.fasterxml.jackson.databind.node.ObjectNode headFacts();
 

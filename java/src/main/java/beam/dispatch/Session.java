@@ -125,6 +125,8 @@ public final class Session implements Client {
         reply.put("session_dir", origin.sessionDir());
         reply.put("gcs_address", daemon.gcsAddress());
         reply.put("namespace", namespace);
+        reply.put("max_header_bytes", daemon.limits().maxHeaderBytes());
+        reply.put("max_payload_bytes", daemon.limits().maxPayloadBytes());
         out.send(new Frame(reply));
         if (actor != null) out.send(ActorInit.frame(actor, daemon, origin));
     }

@@ -14,7 +14,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
 /**
@@ -44,20 +43,14 @@ public final class HeadGate {
         challenge.put("proto", Session.PROTOCOL_VERSION);
         challenge.put("auth", auth.enabled() ? "token" : "disabled");
         connection.send(new Frame(challenge));
-        AtomicBoolean joined = new AtomicBoolean();
-        Thread.ofVirtual().start(() -> {
-            try {
-                Thread.sleep(HANDSHAKE_MILLIS);
-            } catch (InterruptedException ignored) {
-                return;
-            }
-            if (!joined.get()) connection.close();
-        });
+        var deadline = connection.closeUnlessCancelled(HANDSHAKE_MILLIS);
         Frame first;
         try {
             first = connection.read();
         } catch (FrameException | IOException e) {
             return;
+        } finally {
+            deadline.cancel(false);
         }
         if (first == null) return;
         ObjectNode h = first.header();
@@ -96,7 +89,6 @@ public final class HeadGate {
         }
         List<String> gpuIds = new ArrayList<>();
         h.path("gpu_ids").forEach(g -> gpuIds.add(g.asText()));
-        joined.set(true);
         MemberLink link = new MemberLink(connection, daemon, nodeId, ip, h.path("session_dir").asText(""), heartbeat);
         ObjectNode reply = Frames.ok(rid);
         reply.put("head_node_id", daemon.nodeId());

@@ -1,0 +1,27 @@
+#!/bin/sh
+# beam's `ray` command in the one-mount bundle (packaging/build_bundle.sh): runs the daemon CLI
+# on the bundle's own Java runtime; needs no Python and no installed Java.
+# A Java >= 21 named by BEAM_JAVA or JAVA_HOME wins over the bundled runtime, as in
+# ray/_beam/launcher.py.
+set -e
+self=$(readlink -f "$0" 2>/dev/null || echo "$0")
+root=$(cd "$(dirname "$self")/.." && pwd)
+
+major() { # major Java version of the java binary $1 (0 if unknown)
+  home=$(dirname "$(dirname "$(readlink -f "$1" 2>/dev/null || echo "$1")")")
+  if [ -f "$home/release" ]; then
+    v=$(sed -n 's/^JAVA_VERSION="\{0,1\}\([0-9]*\).*/\1/p' "$home/release")
+  else
+    v=$("$1" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)
+  fi
+  echo "${v:-0}"
+}
+
+java=""
+for c in "${BEAM_JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}"; do
+  if [ -n "$c" ] && [ -x "$c" ] && [ "$(major "$c")" -ge 21 ]; then java=$c; break; fi
+done
+[ -n "$java" ] || java="$root/runtime/bin/java"
+[ -x "$java" ] || { echo "ray: no Java runtime at $java (the bundle is incomplete)" >&2; exit 1; }
+jar=${BEAM_JAR:-$root/lib/beam.jar}
+exec "$java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -cp "$jar" beam.cli.Main "$@"

@@ -1,0 +1,188 @@
+"""Socket fuzzer for a running beam daemon: random and mutated frames on its TCP port and
+its unix socket, while a real driver keeps calling an actor.
+
+    python tools/fuzz_daemon.py --temp-dir DIR [--frames 100000] [--seed 1]
+
+It prints what it sent and, at the end, the daemon's health before and after (heap after
+GC, open fds, threads) and what the driver saw. Exit status 1 if the daemon stopped
+serving, the driver saw any error or wrong result, or fds did not come back.
+
+Frames come in batches on fresh connections (one batch per connection), picked from:
+random bytes; lengths of 0, huge or past the end; invalid JSON; JSON that is not an
+object or has no op; valid frames with unknown ops, missing or mistyped fields, ids that do
+not exist; a valid hello followed by junk; and bit flips, truncations and splices of
+real frames. Ids are random, so nothing it sends can touch the driver's actors.
+"""
+import argparse
+import json
+import os
+import random
+import socket
+import struct
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+OPS = ["hello", "create_actor", "call", "kill", "get_actor", "pg_create", "pg_remove", "pg_table", "pg_watch",
+       "cluster_state", "status", "actor_ready", "actor_failed", "result", "join", "reply", "log", "ping",
+       "daemon_stats", "nonsense", ""]
+FIELDS = ["rid", "proto", "role", "actor_id", "oid", "method", "pg_id", "name", "bundles", "strategy",
+          "options", "plen", "auth", "node_id", "status", "pid"]
+VALUES = [None, True, 0, -1, 1, 2 ** 31, 2 ** 63 - 1, 1.5, "", "x" * 40, "0" * 32, "0" * 56, "f" * 36, [], {},
+          [1, "a"], {"GPU": -1}, {"GPU": "1"}, {"a": {"b": []}}]
+
+
+def frame(header, payload=b""):
+    if payload:
+        header = dict(header, plen=len(payload))
+    body = json.dumps(header).encode()
+    return struct.pack(">I", len(body)) + body + payload
+
+
+def hello():
+    return frame({"op": "hello", "rid": 1, "proto": 1, "role": "driver", "pid": os.getpid()})
+
+
+def random_header(rng):
+    h = {"op": rng.choice(OPS)}
+    for _ in range(rng.randint(0, 5)):
+        h[rng.choice(FIELDS)] = rng.choice(VALUES)
+    return h
+
+
+def one_frame(rng):
+    """One hostile frame, as bytes."""
+    kind = rng.randrange(9)
+    if kind == 0:
+        return os.urandom(rng.randint(1, 64))
+    if kind == 1:
+        return struct.pack(">I", rng.choice([0, 2 ** 32 - 1, 2 ** 31, 2 ** 20 + 1]))
+    if kind == 2:
+        return struct.pack(">I", 10) + b"{bad json"
+    if kind == 3:
+        body = rng.choice([b"[1,2]", b"42", b'"op"', b'{"no_op": 1}', b'{"op": 7}'])
+        return struct.pack(">I", len(body)) + body
+    if kind == 4:
+        h = random_header(rng)
+        if rng.random() < 0.3:
+            return frame(h, os.urandom(rng.randint(1, 256)))
+        return frame(h)
+    if kind == 5:  # plen larger than what follows
+        body = json.dumps({"op": "call", "plen": rng.randint(10, 10 ** 6)}).encode()
+        return struct.pack(">I", len(body)) + body + b"short"
+    good = frame(random_header(rng), os.urandom(rng.randint(0, 32)))
+    if kind == 6:  # bit flips
+        b = bytearray(good)
+        for _ in range(rng.randint(1, 4)):
+            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+        return bytes(b)
+    if kind == 7:  # truncation
+        return good[: rng.randrange(1, len(good))]
+    return good + os.urandom(rng.randint(1, 16))  # trailing junk
+
+
+def send_batch(address, batch, with_hello, rng):
+    family = socket.AF_UNIX if isinstance(address, str) else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect(address)
+        data = (hello() if with_hello else b"") + b"".join(batch)
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        while s.recv(65536):  # drain replies until the daemon closes or we time out
+            pass
+    except OSError:
+        pass  # the daemon may close on us mid-batch: that is the point
+    finally:
+        s.close()
+
+
+class Driver(threading.Thread):
+    """A real driver calling an actor in a loop, checking every result."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.calls = 0
+        self.errors = []
+        self.stop = threading.Event()
+
+    def run(self):
+        import ray
+
+        @ray.remote
+        class Echo:
+            def echo(self, x):
+                return x
+
+        actor = Echo.remote()
+        while not self.stop.is_set():
+            try:
+                values = list(range(self.calls, self.calls + 20))
+                got = ray.get([actor.echo.remote(v) for v in values], timeout=30)
+                if got != values:
+                    self.errors.append(f"wrong results: {got[:3]}... for {values[:3]}...")
+                self.calls += len(values)
+            except Exception as e:  # noqa: BLE001 - any failure is a finding
+                self.errors.append(repr(e))
+                return
+
+
+def stats(conn):
+    s = conn.request("daemon_stats", {"gc": True}, timeout=30)
+    return {k: s[k] for k in ("heap_used_bytes", "open_fds", "threads", "actors")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--temp-dir", required=True, help="the cluster's --temp-dir")
+    ap.add_argument("--frames", type=int, default=100_000)
+    ap.add_argument("--batch", type=int, default=50, help="frames per connection")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    os.environ["RAY_TMPDIR"] = args.temp_dir
+    with open(os.path.join(args.temp_dir, "session_latest", "node.json")) as f:
+        node = json.load(f)
+    host, port = node["address"].rsplit(":", 1)
+    targets = [node["socket"], (host, int(port))]
+
+    import ray
+    from ray._beam.connection import Connection
+
+    ray.init()
+    probe = Connection(node["socket"])
+    probe.start()
+    probe.request("hello", {"proto": 1, "role": "driver", "pid": os.getpid(), "log_to_driver": False}, timeout=10)
+    before = stats(probe)
+    driver = Driver()
+    driver.start()
+    rng = random.Random(args.seed)
+    sent, t0 = 0, time.time()
+    while sent < args.frames:
+        n = min(args.batch, args.frames - sent)
+        batch = [one_frame(rng) for _ in range(n)]
+        target = targets[(sent // args.batch) % 2]
+        send_batch(target, batch, with_hello=isinstance(target, str) and rng.random() < 0.7, rng=rng)
+        sent += n
+        if sent % 10_000 < args.batch:
+            print(f"  {sent} frames sent, driver made {driver.calls} calls", flush=True)
+    elapsed = time.time() - t0
+    time.sleep(1.0)  # let closing connections finish
+    driver.stop.set()
+    driver.join(timeout=60)
+    state = probe.request("cluster_state", {}, timeout=10)
+    after = stats(probe)
+    print(json.dumps({"frames": sent, "seconds": round(elapsed, 1), "driver_calls": driver.calls,
+                      "driver_errors": driver.errors[:5], "daemon_before": before, "daemon_after": after,
+                      "nodes_alive": sum(1 for n in state["nodes"] if n["Alive"])}, indent=1))
+    ok = (not driver.errors and driver.calls > 0 and after["open_fds"] <= before["open_fds"] + 8
+          and after["heap_used_bytes"] <= before["heap_used_bytes"] + (32 << 20))
+    print("fuzz: OK" if ok else "fuzz: FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
