@@ -50,6 +50,10 @@ find_python() {
 }
 
 JDK="$(find_jdk)"
+# One build at a time per checkout (tests and people may run the scripts concurrently).
+mkdir -p "$BUILD"
+exec 9>"$BUILD/.lock"
+command -v flock >/dev/null && flock 9
 
 # The daemon jar, rebuilt with Maven when a source is newer; copied so that a concurrent
 # `mvn package` cannot change it under us.

@@ -84,11 +84,21 @@ public final class SessionDir {
         if (!Files.isRegularFile(nodeJson)) return null;
         try {
             ObjectNode o = (ObjectNode) FrameCodec.JSON.readTree(nodeJson.toFile());
-            long pid = o.path("pid").asLong();
-            boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-            return alive ? o : null;
+            return isRunning(o.path("pid").asLong()) ? o : null;
         } catch (IOException | ClassCastException e) {
             return null;
+        }
+    }
+
+    /** Alive and not a zombie waiting to be reaped (which ProcessHandle counts as alive). */
+    public static boolean isRunning(long pid) {
+        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) return false;
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            String[] after = stat.substring(stat.lastIndexOf(')') + 1).trim().split(" ");
+            return after.length == 0 || !after[0].equals("Z");
+        } catch (IOException | RuntimeException e) {
+            return true; // no /proc: trust ProcessHandle
         }
     }
 

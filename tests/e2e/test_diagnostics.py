@@ -1,0 +1,138 @@
+"""Explain yourself: `ray status`, `ray list`, `ray doctor`, waiting placement groups and
+version checks, on a cluster of two loopback hosts (127.0.0.1 head, 127.0.0.2 joined)."""
+import json
+import os
+import shutil
+import tempfile
+import time
+
+import pytest
+
+from conftest import ray_cli, run_driver, spawn_driver, read_line_with, finish, wait_gone
+
+
+def start_head(base):
+    done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base, "--num-gpus", "2", "--num-cpus", "2",
+                    "--node-ip-address", "127.0.0.1"])
+    assert done.returncode == 0, done.stderr
+    with open(os.path.join(base, "session_latest", "node.json")) as f:
+        address = json.load(f)["address"]
+    with open(os.path.join(base, "session_latest", "auth_token")) as f:
+        return address, f.read().strip()
+
+
+def join(base, address, token, ip, *extra, **env):
+    done = ray_cli(["start", "--address", address, "--temp-dir", base, "--num-gpus", "2", "--num-cpus", "2",
+                    "--node-ip-address", ip, *extra], RAY_AUTH_TOKEN=token, **env)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.fixture
+def hosts():
+    made = [tempfile.mkdtemp(prefix=f"beam-diag{i}-") for i in range(3)]
+    yield made
+    for d in reversed(made):
+        ray_cli(["stop", "--temp-dir", d], timeout=30)
+    wait_gone(base=made[0], within=10)
+    for d in made:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_doctor_passes_on_a_healthy_cluster_and_catches_a_wrong_node_ip(hosts):
+    address, token = start_head(hosts[0])
+    join(hosts[1], address, token, "127.0.0.2")
+    ok = ray_cli(["doctor", "--temp-dir", hosts[0]])
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "127.0.0.1 -> 127.0.0.2" in ok.stdout and "127.0.0.2 -> 127.0.0.1" in ok.stdout
+    assert "No problems found." in ok.stdout
+    assert "interface lo" in ok.stdout
+
+    join(hosts[2], address, token, "10.254.254.254")  # not an address of this host
+    bad = ray_cli(["doctor", "--temp-dir", hosts[0]])
+    assert bad.returncode == 1, bad.stdout
+    assert "10.254.254.254: its node IP is not an address of any interface" in bad.stdout
+    assert "--node-ip-address" in bad.stdout
+    report = json.loads(ray_cli(["doctor", "--json", "--temp-dir", hosts[0]]).stdout)
+    assert any("10.254.254.254" in p for p in report["problems"])
+    assert {n["node_ip"] for n in report["nodes"]} == {"127.0.0.1", "127.0.0.2", "10.254.254.254"}
+
+
+def test_version_mismatch_is_a_warning_in_status_and_a_doctor_problem(hosts, tmp_path):
+    address, token = start_head(hosts[0])
+    # A joined node whose Python reports another cloudpickle version than the head's.
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\necho \'{"python": "3.11.0", "vllm": null, "torch": null, "cloudpickle": "0.0.1"}\'\n')
+    fake.chmod(0o755)
+    join(hosts[1], address, token, "127.0.0.2", BEAM_PYTHON=str(fake))
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        status = ray_cli(["status", "--temp-dir", hosts[0]]).stdout
+        if "Version warnings" in status:
+            break
+        time.sleep(0.2)
+    assert "cloudpickle 0.0.1 on 127.0.0.2 differs from" in status, status
+    doctor = ray_cli(["doctor", "--temp-dir", hosts[0]])
+    assert doctor.returncode == 1 and "version mismatch: cloudpickle" in doctor.stdout, doctor.stdout
+
+
+def test_waiting_groups_say_why_in_status_list_and_the_driver_log(hosts, tmp_path):
+    address, token = start_head(hosts[0])
+    go = tmp_path / "go"
+    driver = spawn_driver(hosts[0], """
+        import os, ray, time
+        def wait_for_go():
+            while not os.path.exists(GO):
+                time.sleep(0.05)
+        from ray.util.placement_group import placement_group
+        ray.init()
+        never = placement_group([{"GPU": 8}], strategy="PACK", name="too-big")
+        held = placement_group([{"GPU": 2}], strategy="STRICT_PACK", name="holder")
+        assert held.wait(10)
+        later = placement_group([{"GPU": 2}], strategy="STRICT_PACK", name="later")
+        assert not later.wait(1)
+        print("PENDING", flush=True)
+        wait_for_go()
+        ray.util.remove_placement_group(held)
+        print("PLACED" if later.wait(10) else "STILL-PENDING", flush=True)
+        time.sleep(60)
+    """.replace("GO", repr(str(go))))
+    try:
+        read_line_with(driver, "PENDING")
+        err = "".join(read_line_with(driver, "too-big", stream="stderr"))
+        assert "can never be placed" in err and "GPU" in err, err
+        status = ray_cli(["status", "--temp-dir", hosts[0]]).stdout
+        assert "can never be placed" in status and "largest GPU total on a node is 2 on 127.0.0.1" in status, status
+        assert "needs {GPU: 2} on one node (STRICT_PACK); the largest free GPU is 0 on 127.0.0.1" in status, status
+        groups = json.loads(ray_cli(["list", "placement-groups", "--json", "--temp-dir", hosts[0]]).stdout)
+        assert {g["name"]: g["state"] for g in groups} == {"too-big": "PENDING", "holder": "CREATED",
+                                                            "later": "PENDING"}
+        go.write_text("go")
+        read_line_with(driver, "PLACED")
+    finally:
+        finish(driver)
+
+
+def test_list_and_status_show_who_holds_which_gpu(hosts):
+    start_head(hosts[0])
+    out = run_driver(hosts[0], """
+        import json, subprocess, ray
+        ray.init()
+        @ray.remote(num_gpus=1)
+        class Holder:
+            def pid(self):
+                import os
+                return os.getpid()
+        h = Holder.remote()
+        pid = ray.get(h.pid.remote())
+        actors = json.loads(subprocess.run(["ray", "list", "actors", "--json"], capture_output=True, text=True).stdout)
+        status = subprocess.run(["ray", "status"], capture_output=True, text=True).stdout
+        nodes = json.loads(subprocess.run(["ray", "list", "nodes", "--json"], capture_output=True, text=True).stdout)
+        print(json.dumps({"pid": pid, "actors": actors, "status": status, "nodes": nodes}))
+    """)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    holder = [a for a in got["actors"] if a["class_name"] == "Holder"]
+    assert holder and holder[0]["pid"] == got["pid"] and len(holder[0]["gpu_ids"]) == 1
+    assert f"Holder pid={got['pid']}" in got["status"]
+    assert got["nodes"][0]["state"] == "ALIVE" and got["nodes"][0]["is_head_node"] is True
