@@ -200,7 +200,7 @@ public final class StartCommand implements Callable<Integer> {
         List<String> cmd = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute()) cmd.add("/usr/bin/setsid");
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.addAll(daemonJvmFlags(ManagementFactory.getRuntimeMXBean().getInputArguments()));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(Main.class.getName());
@@ -242,6 +242,15 @@ public final class StartCommand implements Callable<Integer> {
         System.err.println("beam: the daemon exited (code " + code + ") before it was ready; see "
                 + temp.resolve("beamd-stderr.log"));
         return 1;
+    }
+
+    /**
+     * The daemon keeps the CLI's JVM flags except the C1-only JIT limit: the CLI lives for
+     * a second and starts faster without C2, the daemon lives for hours and routes every
+     * call, so it wants C2.
+     */
+    static List<String> daemonJvmFlags(List<String> cliFlags) {
+        return cliFlags.stream().filter(f -> !f.startsWith("-XX:TieredStopAtLevel")).toList();
     }
 
     private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground, boolean isHead) {

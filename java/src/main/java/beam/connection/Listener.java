@@ -113,14 +113,7 @@ public final class Listener implements AutoCloseable {
                         permits.release();
                         return;
                     }
-                    connection.onClose(permits::release);
-                    try {
-                        handler.accept(connection);
-                    } catch (RuntimeException e) {
-                        LOG.log(Level.SEVERE, "connection handler failed for " + peer, e);
-                    } finally {
-                        connection.closeAfterFlush();
-                    }
+                    serve(connection);
                 });
             } catch (InterruptedException e) {
                 return;
@@ -144,16 +137,7 @@ public final class Listener implements AutoCloseable {
                 String peer = name.startsWith("unix") ? "unix-client" : String.valueOf(channel.getRemoteAddress());
                 if (!name.startsWith("unix")) channel.socket().setTcpNoDelay(true);
                 Connection connection = new Connection(channel, codec, peer);
-                connection.onClose(permits::release);
-                Thread.ofVirtual().name("conn " + peer).start(() -> {
-                    try {
-                        handler.accept(connection);
-                    } catch (RuntimeException e) {
-                        LOG.log(Level.SEVERE, "connection handler failed for " + peer, e);
-                    } finally {
-                        connection.closeAfterFlush();
-                    }
-                });
+                Thread.ofVirtual().name("conn " + peer).start(() -> serve(connection));
             } catch (ClosedChannelException e) {
                 return;
             } catch (InterruptedException e) {
@@ -161,6 +145,18 @@ public final class Listener implements AutoCloseable {
             } catch (IOException e) {
                 if (server.isOpen()) LOG.log(Level.WARNING, "accept failed on " + name, e);
             }
+        }
+    }
+
+    /** Runs the handler for one accepted connection; its permit returns when it closes. */
+    private void serve(Connection connection) {
+        connection.onClose(permits::release);
+        try {
+            handler.accept(connection);
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "connection handler failed for " + connection.peer(), e);
+        } finally {
+            connection.closeAfterFlush();
         }
     }
 
