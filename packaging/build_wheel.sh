@@ -55,5 +55,6 @@ mkdir -p "$DIST"
 rm -f "$DIST"/ray-*.whl
 "$BVENV/bin/python" -m wheel pack -d "$DIST" "$DIR" >/dev/null
 OUT="$(ls "$DIST"/ray-*.whl)"
+rm -rf "$STAGE" "$UNPACK" "$BUILD/wheel-pure"   # keep only the cached runtime and build venv
 log "$(basename "$OUT"): $(du -k "$OUT" | cut -f1) KiB; runtime $(du -sk "$RUNTIME" | cut -f1) KiB ($RUNTIME_MODULES, Java $(sed -n 's/^JAVA_VERSION=//p' "$RUNTIME/release"))"
 echo "$OUT"

@@ -62,7 +62,7 @@ ensure_jar() {
   if [ ! -f "$jar" ] || [ -n "$(find "$ROOT/java/src/main" "$ROOT/java/pom.xml" -newer "$jar" -print -quit)" ]; then
     command -v mvn >/dev/null || die "java/target/beam.jar is missing or stale and Maven is not installed"
     log "building the daemon jar (mvn package)"
-    (cd "$ROOT/java" && JAVA_HOME="$JDK" mvn -q -B -DskipTests package)
+    (cd "$ROOT/java" && JAVA_HOME="$JDK" mvn -q -B -DskipTests package) >&2
   fi
   mkdir -p "$BUILD"
   cp "$jar" "$BUILD/beam.jar.tmp" && mv "$BUILD/beam.jar.tmp" "$BUILD/beam.jar"
@@ -128,15 +128,4 @@ build_wheel_from() {
   "$BVENV/bin/python" -m pip wheel -q --no-deps --no-build-isolation --disable-pip-version-check \
     -w "$out" "$src" >&2
   ls "$out"/ray-*.whl
-}
-
-# Lines of code that are neither blank nor comments: `#` for Python (docstrings count),
-# `//`, `/* */` and `*` lines for Java.
-count_loc() {
-  local py java
-  py=$(find "$ROOT/python/ray" -name '*.py' -not -path '*/__pycache__/*' -print0 \
-       | xargs -0 cat | grep -cvE '^\s*(#|$)')
-  java=$(find "$ROOT/java/src/main/java" -name '*.java' -print0 \
-       | xargs -0 cat | grep -cvE '^\s*(//|/\*|\*|$)')
-  echo "python_loc=$py java_loc=$java"
 }

@@ -5,7 +5,12 @@ The public names below mirror Ray 2.58's ``ray`` module; the implementation live
 is the thin client (and the actor worker) that speaks to it over a unix socket.
 """
 
-from ray import exceptions  # noqa: F401  (import order: exceptions first, everything uses it)
+from ray._beam.coexist import check as _beam_coexist_check
+
+_beam_coexist_check()  # refuse a beam/Ray mix, with the fix (docs/PACKAGING.md)
+del _beam_coexist_check
+
+from ray import exceptions  # noqa: F401,E402  (import order: exceptions first, everything uses it)
 from ray._beam.actors import get_actor, kill, remote
 from ray._beam.api import get, put, wait
 from ray._beam.client import init, is_initialized, shutdown
