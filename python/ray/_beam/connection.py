@@ -55,6 +55,9 @@ class _Waiter:
         self.error: Optional[BaseException] = None
 
 
+_COALESCE_BYTES = 64 * 1024  # payloads up to this are copied behind the header and sent at once
+
+
 class Connection:
     """A framed, multiplexed link to the local (unix socket) or a remote (TCP) daemon."""
 
@@ -134,6 +137,8 @@ class Connection:
                 f"{self.max_payload_bytes} bytes per message (max_payload_bytes). Pass less data per call, or "
                 f"start the cluster with `ray start --max-payload-bytes N`.")
         head, body = framing.encode_parts(header, payload)
+        if body and len(body) <= _COALESCE_BYTES:  # one syscall for the common small frame
+            head, body = head + body, b""
         try:
             with self._write_lock:
                 self._sock.sendall(head)
