@@ -58,5 +58,5 @@ def test_command_shape(tmp_path, monkeypatch):
     monkeypatch.setenv("BEAM_JAR", str(jar))
     monkeypatch.setenv("BEAM_JAVA", _fake_jdk(tmp_path, "j25", "25.0.3"))
     cmd = launcher.command(["start", "--head"])
-    assert cmd[1:] == ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
+    assert cmd[1:] == ["-XX:+UseSerialGC", "-Xms8m", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
                        str(jar), "beam.cli.Main", "start", "--head"]
