@@ -163,3 +163,16 @@ def test_many_threads_and_refs_are_freed(cluster):
         t.join(60)
     assert not errors
     assert len(table) <= before + 2  # every result's entry went with its last ref
+
+
+def test_omp_num_threads_follows_the_actors_cpus_as_in_ray(cluster):
+    @ray.remote
+    class Env:
+        def omp(self):
+            return os.environ.get("OMP_NUM_THREADS")
+
+    # vLLM's workers ask for num_cpus=0: each gets one OpenMP thread, not one per core.
+    assert ray.get(Env.options(num_cpus=0).remote().omp.remote()) == "1"
+    assert ray.get(Env.options(num_cpus=2).remote().omp.remote()) == "2"
+    pinned = Env.options(runtime_env={"env_vars": {"OMP_NUM_THREADS": "5"}}).remote()
+    assert ray.get(pinned.omp.remote()) == "5"

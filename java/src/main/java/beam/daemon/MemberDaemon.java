@@ -273,7 +273,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         ctx.path("sysPath").forEach(p -> sysPath.add(p.asText()));
         ProcessContext context = new ProcessContext(ctx.path("python").asText(null), ctx.path("cwd").asText(null), sysPath);
         return new SpawnSpec(h.path("actor_id").asText(), h.path("class_name").asText(), gpus, env, context,
-                h.path("log_to_owner").asBoolean(true));
+                h.path("log_to_owner").asBoolean(true), h.path("omp_threads").asInt(1));
     }
 
     private void heartbeatLoop() {

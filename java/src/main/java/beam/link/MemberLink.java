@@ -181,6 +181,7 @@ public final class MemberLink implements NodeLink {
         h.set("env_vars", FrameCodec.JSON.valueToTree(spec.envVars()));
         if (spec.context() != null) h.set("context", FrameCodec.JSON.valueToTree(spec.context()));
         h.put("log_to_owner", spec.logToOwner());
+        h.put("omp_threads", spec.ompThreads());
         connection.send(new Frame(h));
     }
 

@@ -57,6 +57,7 @@ public final class NodeAgent {
         Map<String, String> env = pb.environment();
         env.putAll(spec.envVars());
         env.put("PYTHONUNBUFFERED", "1");
+        env.putIfAbsent("OMP_NUM_THREADS", String.valueOf(spec.ompThreads()));
         if (ctx != null && ctx.sysPath() != null) {
             try {
                 env.put("BEAM_DRIVER_SYS_PATH", FrameCodec.JSON.writeValueAsString(ctx.sysPath()));
