@@ -75,6 +75,7 @@ class Connection:
         # The daemon's frame limit, learned from the hello reply: checked before sending so
         # an oversize argument fails here with a clear error instead of losing the link.
         self.max_payload_bytes = framing.MAX_PAYLOAD_BYTES
+        self._rfile = self._sock.makefile("rb", buffering=64 * 1024)  # read only by the reader thread
         self._reader = threading.Thread(target=self._read_loop, name="beam-reader", daemon=True)
 
     def start(self) -> None:
@@ -150,15 +151,11 @@ class Connection:
             raise ConnectionError(reason) from None
 
     def _read_exact(self, n: int) -> bytes:
-        buf = bytearray(n)
-        view = memoryview(buf)
-        got = 0
-        while got < n:
-            k = self._sock.recv_into(view[got:], n - got)
-            if k == 0:
-                raise EOFError
-            got += k
-        return bytes(buf)
+        # Through a 64 KiB buffer: one recv usually brings a whole frame, or several.
+        data = self._rfile.read(n)
+        if len(data) < n:
+            raise EOFError
+        return data
 
     def _read_loop(self) -> None:
         reason = self._gone("connection closed")
@@ -176,6 +173,10 @@ class Connection:
             logger.exception("beam: reader thread failed")
             reason = self._gone("reader thread failed")
         self._fail(reason)
+        try:
+            self._rfile.close()  # drops the buffered file's hold on the socket's fd
+        except (OSError, ValueError):
+            pass
 
     def _dispatch(self, header: dict, payload: bytes) -> None:
         op = header["op"]
