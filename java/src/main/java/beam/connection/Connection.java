@@ -55,15 +55,20 @@ public final class Connection implements AutoCloseable {
     }
 
     public Connection(SocketChannel channel, FrameCodec codec, String peer) {
-        this(Transport.of(channel), codec, peer);
+        this(Transport.of(channel), codec, peer, Thread.ofVirtual());
     }
 
     public Connection(Transport transport, FrameCodec codec, String peer) {
+        this(transport, codec, peer, Thread.ofVirtual());
+    }
+
+    /** {@code threads} makes the writer thread (virtual, or platform for the few local clients). */
+    public Connection(Transport transport, FrameCodec codec, String peer, Thread.Builder threads) {
         this.transport = transport;
         this.codec = codec;
         this.peer = peer;
         this.in = new BufferedInputStream(new TransportInput(transport), 64 * 1024);
-        Thread.ofVirtual().name("writer " + peer).start(this::writeLoop);
+        threads.name("writer " + peer).start(this::writeLoop);
     }
 
     public String peer() {

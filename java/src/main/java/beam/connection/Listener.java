@@ -136,8 +136,8 @@ public final class Listener implements AutoCloseable {
                 }
                 String peer = name.startsWith("unix") ? "unix-client" : String.valueOf(channel.getRemoteAddress());
                 if (!name.startsWith("unix")) channel.socket().setTcpNoDelay(true);
-                Connection connection = new Connection(channel, codec, peer);
-                Thread.ofVirtual().name("conn " + peer).start(() -> serve(connection));
+                Connection connection = new Connection(Transport.of(channel), codec, peer, threads());
+                threads().name("conn " + peer).start(() -> serve(connection));
             } catch (ClosedChannelException e) {
                 return;
             } catch (InterruptedException e) {
@@ -146,6 +146,16 @@ public final class Listener implements AutoCloseable {
                 if (server.isOpen()) LOG.log(Level.WARNING, "accept failed on " + name, e);
             }
         }
+    }
+
+    /**
+     * Threads for one connection's reader and writer. The unix socket serves a handful of
+     * local clients whose calls are latency-bound: platform threads there read and wake with
+     * plain syscalls, without the virtual-thread poller's extra hop (docs/PERFORMANCE.md).
+     * TCP serves node links, possibly a thousand: virtual threads.
+     */
+    private Thread.Builder threads() {
+        return name.startsWith("unix") ? Thread.ofPlatform().daemon().stackSize(256 * 1024) : Thread.ofVirtual();
     }
 
     /** Runs the handler for one accepted connection; its permit returns when it closes. */
