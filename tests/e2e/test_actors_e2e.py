@@ -176,3 +176,20 @@ def test_omp_num_threads_follows_the_actors_cpus_as_in_ray(cluster):
     assert ray.get(Env.options(num_cpus=2).remote().omp.remote()) == "2"
     pinned = Env.options(runtime_env={"env_vars": {"OMP_NUM_THREADS": "5"}}).remote()
     assert ray.get(pinned.omp.remote()) == "5"
+
+
+def test_unpicklable_arguments_and_results_get_clear_errors(cluster):
+    @ray.remote
+    class Bag:
+        def echo(self, x):
+            return x
+
+        def lock(self):
+            return threading.Lock()
+
+    bag = Bag.remote()
+    with pytest.raises(TypeError, match="Could not serialize the arguments of the actor method 'echo'"):
+        bag.echo.remote(threading.Lock())
+    with pytest.raises(TypeError, match=r"Could not serialize the return value of Bag.lock\(\)"):
+        ray.get(bag.lock.remote())
+    assert ray.get(bag.echo.remote(7)) == 7, "the actor and the connection survive both"

@@ -99,7 +99,13 @@ class Submitter:
         args = tuple(value(a) for a in call.args)
         kwargs = {k: value(v) for k, v in call.kwargs.items()}
         call.args = call.kwargs = None  # drop the refs (and values) we no longer need
-        return pickling.dumps((args, kwargs))
+        try:
+            return pickling.dumps((args, kwargs))
+        except Exception as e:  # noqa: BLE001 - any pickling failure: say which call
+            raise TypeError(
+                f"Could not serialize the arguments of the actor method '{call.method}': {e}. "
+                f"Arguments are sent with cloudpickle; pass picklable values (locks, sockets, "
+                f"open files and generators are not).") from e
 
     def _send(self, call: _Call, payload: bytes) -> None:
         try:
