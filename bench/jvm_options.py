@@ -4,9 +4,10 @@
 
 Each variant runs the CLI directly as `java FLAGS -cp beam.jar beam.cli.Main start --head ...`
 (the CLI passes its own JVM flags on to the daemon it launches, so FLAGS apply to both JVMs;
-the `ray` launcher adds only a Python start, measured separately as `launcher_s`). Per
-variant: start time (median of reps), idle RSS/PSS of the daemon after 2 s, then a short
-mixed load (bench/workload.py calls) and the daemon's RSS after it.
+the `ray` launcher adds only a Python start, measured separately as `launcher_s`). The
+variants run round-robin, `reps` rounds, so background load hits them alike. Per variant:
+start time and idle RSS/PSS of the daemon after 2 s (medians), and in the last round a short
+mixed load (bench/workload.py calls), the daemon's RSS after it and after a full GC.
 
 Archives are trained first, in .bench/jvm/: a dynamic CDS archive
 (-XX:ArchiveClassesAtExit) and a JDK 25 AOT cache (-XX:AOTCacheOutput), each from a
@@ -15,6 +16,7 @@ foreground daemon that serves one driver (an actor and 100 calls) and is then st
 import argparse
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -26,27 +28,52 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
 
 ROOT = bench.ROOT
-JAR = os.path.join(ROOT, "python", "ray", "_beam", "lib", "beam.jar")
+JAR = bench.BENCH_JAR  # a private copy (bench.snapshot_jar): archives are valid only for the jar they were trained on
 WORK = os.path.join(ROOT, ".bench", "jvm")
-LAUNCHER = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"]  # python/ray/_beam/launcher.py today
-NO_XSHARE = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]  # -XX:AOTCache* refuses any -Xshare flag
+
+
+def launcher_flags():
+    """JVM_FLAGS of python/ray/_beam/launcher.py as it is now."""
+    import ast
+    text = open(os.path.join(ROOT, "python", "ray", "_beam", "launcher.py")).read()
+    m = re.search(r"^JVM_FLAGS\s*=\s*(\[.*?\])", text, re.M | re.S)
+    return ast.literal_eval(m.group(1)) if m else ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"]
+
+
+LAUNCHER = launcher_flags()
+NO_XSHARE = [f for f in LAUNCHER if not f.startswith("-Xshare")]  # -XX:AOTCache* refuses any -Xshare flag
+
+
+C1 = "-XX:TieredStopAtLevel=1"
+SMALL_HEAP = ["-Xms8m", "-Xmx64m", "-Xss256k"]
 
 
 def variants(jsa, aot):
+    """(label, flags on the CLI's command line, JAVA_TOOL_OPTIONS for both JVMs).
+
+    The CLI hands its own flags to the daemon except -XX:TieredStopAtLevel (StartCommand.daemonJvmFlags:
+    the daemon keeps C2), so a C1-only daemon is asked for through JAVA_TOOL_OPTIONS, which both
+    JVMs read from the environment."""
     return [
-        ("JVM defaults (G1, C1+C2, JDK CDS)", []),
-        ("launcher today: SerialGC + C1 only + Xshare:auto", LAUNCHER),
-        ("SerialGC only", ["-XX:+UseSerialGC"]),
-        ("C1 only (TieredStopAtLevel=1) only", ["-XX:TieredStopAtLevel=1"]),
-        ("Xshare:off (no CDS at all), SerialGC + C1", ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:off"]),
-        ("launcher + app CDS archive (ArchiveClassesAtExit)", LAUNCHER + [f"-XX:SharedArchiveFile={jsa}"]),
-        ("launcher + AOT cache (JDK 25 AOTCache; without -Xshare:auto)", NO_XSHARE + [f"-XX:AOTCache={aot}"]),
-        ("launcher + -Xss256k -Xmx64m", LAUNCHER + ["-Xss256k", "-Xmx64m"]),
-        ("launcher + small: -Xmx32m -Xss256k -XX:ReservedCodeCacheSize=16m -XX:CICompilerCount=1 "
-         "-XX:MetaspaceSize=16m", LAUNCHER + ["-Xmx32m", "-Xss256k", "-XX:ReservedCodeCacheSize=16m",
-                                              "-XX:CICompilerCount=1", "-XX:MetaspaceSize=16m"]),
-        ("launcher + UseCompactObjectHeaders", LAUNCHER + ["-XX:+UseCompactObjectHeaders"]),
-        ("launcher + AOT cache + -Xmx64m -Xss256k", NO_XSHARE + [f"-XX:AOTCache={aot}", "-Xmx64m", "-Xss256k"]),
+        ("JVM defaults (G1, C1+C2, JDK CDS), both JVMs", [], []),
+        ("launcher today: " + " ".join(LAUNCHER) + " (daemon without C1 limit)", LAUNCHER, []),
+        ("launcher + daemon C1-only too", LAUNCHER, [C1]),
+        ("launcher with -Xshare:off (no CDS at all)", NO_XSHARE + ["-Xshare:off"], []),
+        ("launcher + app CDS archive (-XX:SharedArchiveFile)", LAUNCHER + [f"-XX:SharedArchiveFile={jsa}"], []),
+        ("launcher + AOT cache (-XX:AOTCache, no -Xshare flag)", NO_XSHARE + [f"-XX:AOTCache={aot}"], []),
+        ("launcher + -Xms8m (small first heap only)", LAUNCHER + ["-Xms8m"], []),
+        ("launcher + -Xss256k -Xmx64m", LAUNCHER + ["-Xss256k", "-Xmx64m"], []),
+        ("launcher + -Xms8m -Xmx64m -Xss256k (small first heap)", LAUNCHER + SMALL_HEAP, []),
+        ("launcher + -Xms4m -Xmx32m -Xss256k -XX:ReservedCodeCacheSize=16m -XX:MetaspaceSize=16m",
+         LAUNCHER + ["-Xms4m", "-Xmx32m", "-Xss256k", "-XX:ReservedCodeCacheSize=16m", "-XX:MetaspaceSize=16m"], []),
+        ("launcher + -XX:+UseCompactObjectHeaders", LAUNCHER + ["-XX:+UseCompactObjectHeaders"], []),
+        ("launcher + -Djdk.virtualThreadScheduler.parallelism=1", LAUNCHER + [
+            "-Djdk.virtualThreadScheduler.parallelism=1"], []),
+        ("launcher + -Djdk.pollerMode=2", LAUNCHER + ["-Djdk.pollerMode=2"], []),
+        ("launcher + AOT cache + -Xms8m", NO_XSHARE + [f"-XX:AOTCache={aot}", "-Xms8m"], []),
+        ("launcher + AOT cache + small first heap", NO_XSHARE + [f"-XX:AOTCache={aot}"] + SMALL_HEAP, []),
+        ("launcher + AOT cache + small first heap + daemon C1-only", NO_XSHARE + [f"-XX:AOTCache={aot}"] + SMALL_HEAP,
+         [C1]),
     ]
 
 
@@ -92,59 +119,84 @@ def shared_fraction(java, flags):
     return len(shared), len(loaded)
 
 
-def measure(procs, java, label, flags, reps, with_load=True):
-    starts, rss, pss = [], [], []
-    res = {"variant": label, "flags": " ".join(f.replace(WORK + "/", "") for f in flags)}
+def one_cycle(procs, java, flags, tool, res, last):
+    """One `ray start --head` with flags: start time, idle RSS/PSS after 2 s; on the last round also
+    the RSS after a full GC (jcmd GC.run) and after a short mixed load. Then stop."""
+    d = tempfile.mkdtemp(prefix="jv.", dir="/tmp")
+    env = bench.clean_env()
+    env["RAY_TMPDIR"] = d
+    if tool:
+        env["JAVA_TOOL_OPTIONS"] = " ".join(tool)
+    before = set(procs.descendants())
+    try:
+        ru0 = bench.resource.getrusage(bench.resource.RUSAGE_CHILDREN)
+        _, _, _, dt = procs.run([java, *flags, "-cp", JAR, "beam.cli.Main", "start", "--head", "--num-gpus", "4",
+                                 "--num-cpus", "8", "--port", "0", "--temp-dir", d], env, timeout=120)
+        res.setdefault("start_all", []).append(dt)
+        time.sleep(2.0)
+        left = [p for p in procs.descendants() if p not in before]
+        ru1 = bench.resource.getrusage(bench.resource.RUSAGE_CHILDREN)
+        res.setdefault("cpu_all", []).append(ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime
+                                             + bench.cpu_seconds(left))
+        r, s, _ = bench.memory(left)
+        res.setdefault("rss_all", []).append(r)
+        res.setdefault("pss_all", []).append(s)
+        if not last:
+            return
+        _, out, _, _ = procs.run([os.path.join(ROOT, ".venv", "bin", "python"), bench.WORKLOAD, "calls"], env,
+                                 timeout=300)
+        load = json.loads(out.strip().splitlines()[-1][len("BENCH-RESULT "):])
+        daemon = [p for p in left if os.path.exists(f"/proc/{p}")]
+        res["rss_after_load_mb"] = bench.memory(daemon)[0]
+        res["actors4_s"] = load["actors4_s"]
+        res["sync_p50_us"] = load["sync"]["p50_us"]
+        res["sync_p99_us"] = load["sync"]["p99_us"]
+        res["bcast4_p50_us"] = load["bcast4"]["p50_us"]
+        res["pipelined_per_s"] = load["pipelined"]["calls_per_s"]
+        jcmd = os.path.join(os.path.dirname(java), "jcmd")
+        pid = json.load(open(os.path.join(d, "session_latest", "node.json")))["pid"]
+        if os.path.exists(jcmd):  # what a full GC would leave (after start-up and the load)
+            subprocess.run([jcmd, str(pid), "GC.run"], capture_output=True, timeout=60)
+            time.sleep(0.5)
+            res["rss_after_load_gc_mb"] = bench.memory(daemon)[0]
+    except RuntimeError as e:
+        logs = ""
+        for f in ("beamd-stderr.log", "session_latest/logs/beamd.log", "session_latest/logs/beamd.out"):
+            try:
+                logs += f"--- {f}\n" + open(os.path.join(d, f)).read()[-1500:]
+            except OSError:
+                pass
+        res["error"] = (str(e)[-1500:] + "\n" + logs)
+        log(f"{res['variant']}: FAILED: {res['error'][-2000:]}")
+    finally:
+        procs.run([java, "-cp", JAR, "beam.cli.Main", "stop", "--temp-dir", d], env, timeout=60, check=False)
+        subprocess.run(["rm", "-rf", d])
+
+
+def measure_all(procs, java, vs, reps):
+    """Round-robin over the variants, reps rounds, so that every variant sees the same background load."""
+    rows = [{"variant": label, "flags": " ".join(f.replace(WORK + "/", "") for f in flags),
+             "java_tool_options": " ".join(tool)} for label, flags, tool in vs]
     for i in range(reps):
-        d = tempfile.mkdtemp(prefix="jv.", dir="/tmp")
-        env = bench.clean_env()
-        env["RAY_TMPDIR"] = d
-        before = set(procs.descendants())
-        try:
-            _, _, _, dt = procs.run([java, *flags, "-cp", JAR, "beam.cli.Main", "start", "--head", "--num-gpus", "4",
-                                     "--num-cpus", "8", "--port", "0", "--temp-dir", d], env, timeout=120)
-            starts.append(dt)
-            time.sleep(2.0)
-            left = [p for p in procs.descendants() if p not in before]
-            r, s, _ = bench.memory(left)
-            rss.append(r)
-            pss.append(s)
-            if with_load and i == reps - 1:
-                _, out, _, _ = procs.run([os.path.join(ROOT, ".venv", "bin", "python"), bench.WORKLOAD, "calls"], env,
-                                         timeout=300)
-                load = json.loads(out.strip().splitlines()[-1][len("BENCH-RESULT "):])
-                daemon = [p for p in left if os.path.exists(f"/proc/{p}")]
-                res["rss_after_load_mb"] = bench.memory(daemon)[0]
-                res["actors4_s"] = load["actors4_s"]
-                res["sync_p50_us"] = load["sync"]["p50_us"]
-                res["sync_p99_us"] = load["sync"]["p99_us"]
-                res["bcast4_p50_us"] = load["bcast4"]["p50_us"]
-                res["pipelined_per_s"] = load["pipelined"]["calls_per_s"]
-        except RuntimeError as e:
-            logs = ""
-            for f in ("beamd-stderr.log", "session_latest/logs/beamd.log", "session_latest/logs/beamd.out"):
-                try:
-                    logs += f"--- {f}\n" + open(os.path.join(d, f)).read()[-1500:]
-                except OSError:
-                    pass
-            res["error"] = (str(e)[-1500:] + "\n" + logs)
-            log(f"{label}: FAILED: {res['error'][-3000:]}")
-        finally:
-            procs.run([java, "-cp", JAR, "beam.cli.Main", "stop", "--temp-dir", d], env, timeout=60, check=False)
-            subprocess.run(["rm", "-rf", d])
-    if not starts:
-        return res
-    res.update({"start_s": statistics.median(starts), "start_all": starts, "idle_rss_mb": statistics.median(rss),
-                "idle_pss_mb": statistics.median(pss)})
-    return res
+        log(f"round {i + 1}/{reps}")
+        for (label, flags, tool), res in zip(vs, rows):
+            if "error" not in res:
+                one_cycle(procs, java, flags, tool, res, last=(i == reps - 1))
+    for res in rows:
+        if res.get("start_all"):
+            res.update({"start_s": statistics.median(res["start_all"]), "idle_rss_mb": statistics.median(res["rss_all"]),
+                        "idle_pss_mb": statistics.median(res["pss_all"]),
+                        "start_cpu_s": statistics.median(res["cpu_all"])})
+    return rows
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", default=os.path.join(bench.RESULTS, "jvm_options.json"))
     args = ap.parse_args()
     procs = bench.Procs()
+    bench.snapshot_jar()
     java = os.environ.get("BEAM_JAVA") or bench.find_java()
     os.makedirs(WORK, exist_ok=True)
     jsa, aot = os.path.join(WORK, "beam.jsa"), os.path.join(WORK, "beam.aot")
@@ -165,15 +217,11 @@ def main():
         subprocess.run([os.path.join(ROOT, ".venv", "bin", "python"), "-c",
                         "import ray._beam.launcher as l; l.command(['start'])"], env=env, check=True)
         launcher.append(time.perf_counter() - t0)
-    rows = []
-    for label, flags in variants(jsa, aot):
-        log(f"variant: {label}")
-        n_shared, n_loaded = shared_fraction(java, flags)
-        r = measure(procs, java, label, flags, args.reps)
-        r["classes_from_archive"] = f"{n_shared}/{n_loaded}"
-        log(f"{label}: start {r['start_s']:.3f} s, idle RSS {r['idle_rss_mb']:.1f} MiB, after load "
-            f"{r.get('rss_after_load_mb', 0):.1f} MiB, sync p50 {r.get('sync_p50_us', 0):.0f} us")
-        rows.append(r)
+    vs = variants(jsa, aot)
+    shared = {label: shared_fraction(java, flags) for label, flags, _ in vs}
+    rows = measure_all(procs, java, vs, args.reps)
+    for r in rows:
+        r["classes_from_archive"] = "%d/%d" % shared[r["variant"]]
     doc = {"when": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "java": java, "launcher_s": statistics.median(launcher),
            "archives": sizes, "loadavg": os.getloadavg(), "rows": rows}
     with open(args.out, "w") as f:
@@ -183,15 +231,16 @@ def main():
 
 
 def markdown(doc):
-    out = ["| variant | start (s) | idle RSS (MiB) | idle PSS (MiB) | RSS after load (MiB) | sync p50 (us) | "
-           "4 actors (s) | pipelined (calls/s) | classes from archive (CLI) |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| variant | start (s) | CPU: start + 2 s idle (s) | idle RSS (MiB) | idle PSS (MiB) | RSS after load (MiB) | ... then a full GC (MiB) | "
+           "sync p50 (us) | 4 actors (s) | pipelined (calls/s) | classes from archive (CLI) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["rows"]:
         if "start_s" not in r:
-            out.append(f"| {r['variant']} | failed: {r.get('error', '?').splitlines()[0][:80]} |||||||")
+            out.append(f"| {r['variant']} | failed: {r.get('error', '?').splitlines()[0][:80]} |||||||||")
             continue
-        out.append(f"| {r['variant']} | {r['start_s']:.3f} | {r['idle_rss_mb']:.1f} | {r['idle_pss_mb']:.1f} | "
-                   f"{r.get('rss_after_load_mb', 0):.1f} | {r.get('sync_p50_us', 0):.0f} | "
+        out.append(f"| {r['variant']} | {r['start_s']:.3f} | {r['start_cpu_s']:.2f} | {r['idle_rss_mb']:.1f} | {r['idle_pss_mb']:.1f} | "
+                   f"{r.get('rss_after_load_mb', 0):.1f} | {r.get('rss_after_load_gc_mb', 0):.1f} | "
+                   f"{r.get('sync_p50_us', 0):.0f} | "
                    f"{r.get('actors4_s', 0):.3f} | {r.get('pipelined_per_s', 0):,.0f} | {r['classes_from_archive']} |")
     out.append("")
     out.append(f"Python launcher (`ray` console script up to exec): {doc['launcher_s'] * 1000:.0f} ms; archives: "

@@ -9,6 +9,8 @@ one subcommand of this file per measurement in a fresh process, and reads the on
     python bench/workload.py main [--quick]             actors, calls, broadcast, pipelining, pgs, actor kill
     python bench/workload.py vllm                       examples/vllm_shaped.py from init to all workers ready
     python bench/workload.py calls                      a short mixed load (bench/jvm_options.py)
+    python bench/workload.py cpu --cluster-pids P1,P2   CPU per call in driver, workers, cluster (bench/profile.py)
+    python bench/workload.py trace --go FILE            spaced sync calls for a syscall timeline (bench/profile.py)
     python bench/workload.py multihost --node-ip IP --kill-pids P1,P2 [--quick]
                                                         broadcast to 8 actors on two hosts, then kill host 2
 """
@@ -119,17 +121,23 @@ def pipelined(a, n, reps):
     return {"calls_per_s": statistics.median(rates), "all": rates, "n": n}
 
 
-def placement_groups(n):
+def placement_groups(n, how="ready"):
+    """One-bundle groups created, waited for (ray.get(pg.ready()) as vLLM does, or pg.wait()), removed."""
     from ray.util.placement_group import placement_group, remove_placement_group
-    for _ in range(min(10, n)):  # warm-up
+
+    def one():
         pg = placement_group([{"CPU": 1}])
-        ray.get(pg.ready())
+        if how == "ready":
+            ray.get(pg.ready())
+        else:
+            assert pg.wait(timeout_seconds=30)
         remove_placement_group(pg)
+
+    for _ in range(min(10, n)):  # warm-up
+        one()
     t0 = time.perf_counter()
     for _ in range(n):
-        pg = placement_group([{"CPU": 1}])
-        ray.get(pg.ready())
-        remove_placement_group(pg)
+        one()
     dt = time.perf_counter() - t0
     return {"per_s": n / dt, "n": n}
 
@@ -196,7 +204,8 @@ def cmd_main(args):
     res["pipelined"] = pipelined(ws[1], 1000 if q else 10000, 1 if q else 3)
     kill_all(ws)
     log("placement groups")
-    res["pg"] = placement_groups(20 if q else 200)
+    res["pg"] = placement_groups(10 if q else 200)
+    res["pg_wait"] = placement_groups(10 if q else 200, how="wait")
     log("actor SIGKILL")
     res["actor_kill"] = actor_sigkill(1 if q else 3)
     ray.shutdown()
@@ -212,6 +221,113 @@ def cmd_calls(args):
     kill_all(actors)
     ray.shutdown()
     emit(res)
+
+
+def _cpu_s(pids):
+    """utime + stime of pids, in seconds (from /proc/PID/stat, clock ticks)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                st = f.read()
+            fields = st[st.rindex(")") + 2:].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, ValueError):
+            pass
+    return total / tick
+
+
+def _switches(pids):
+    """Context switches (voluntary + involuntary) summed over every thread of pids."""
+    total = 0
+    for p in pids:
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open(f"/proc/{p}/task/{t}/status") as f:
+                    for line in f:
+                        if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                            total += int(line.split()[1])
+            except OSError:
+                pass
+    return total
+
+
+def cmd_cpu(args):
+    """CPU seconds per call in each process on the call path (driver, actor workers, the rest of the
+    cluster: every process below --cluster-pids), for sync calls, pipelined calls and a broadcast."""
+    ray.init()
+    actors = make(4)
+    wpids = ray.get([a.pid.remote() for a in actors])
+    cluster = [p for p in process_tree([int(x) for x in args.cluster_pids.split(",") if x]) if p not in wpids]
+    me = [os.getpid()]
+    out = {"cluster_processes": len(cluster)}
+
+    def measure(name, n, fn):
+        fn(min(n, 200))  # warm-up
+        sw0 = [_switches(me), _switches(wpids), _switches(cluster)]
+        before = (_cpu_s(me), _cpu_s(wpids), _cpu_s(cluster), time.perf_counter())
+        fn(n)
+        after = (_cpu_s(me), _cpu_s(wpids), _cpu_s(cluster), time.perf_counter())
+        sw1 = [_switches(me), _switches(wpids), _switches(cluster)]
+        d = [(a - b) / n * 1e6 for a, b in zip(after, before)]
+        sw = [(a - b) / n for a, b in zip(sw1, sw0)]
+        out[name] = {"n": n, "driver_cpu_us": d[0], "workers_cpu_us": d[1], "cluster_cpu_us": d[2], "wall_us": d[3],
+                     "total_cpu_us": d[0] + d[1] + d[2], "driver_switches": sw[0], "workers_switches": sw[1],
+                     "cluster_switches": sw[2]}
+        log(f"{name}: {out[name]}")
+
+    def sync(n):
+        for _ in range(n):
+            ray.get(actors[0].echo.remote(1))
+
+    def piped(n):
+        ray.get([actors[1].echo.remote(i) for i in range(n)])
+
+    x = os.urandom(4096)
+
+    def bcast(n):
+        for _ in range(n):
+            ray.get([w.size.remote(x) for w in actors])
+
+    measure("sync_call", args.n, sync)
+    measure("pipelined_call", args.n * 5, piped)
+    measure("bcast4_round", max(1, args.n // 4), bcast)
+    if args.hold:
+        # Keep calling for --hold seconds so that profilers can attach (bench/profile.py).
+        print("BENCH-PIDS " + json.dumps({"driver": os.getpid(), "workers": wpids}), flush=True)
+        end = time.perf_counter() + args.hold
+        while time.perf_counter() < end:
+            sync(100)
+    kill_all(actors)
+    ray.shutdown()
+    emit(out)
+
+
+def cmd_trace(args):
+    """A few sync calls spaced apart, for a syscall timeline: prints the pids, waits for a go file."""
+    ray.init()
+    a = make(1)[0]
+    wpid = ray.get(a.pid.remote())
+    for _ in range(500):
+        ray.get(a.echo.remote(1))
+    print("BENCH-PIDS " + json.dumps({"driver": os.getpid(), "workers": [wpid]}), flush=True)
+    while not os.path.exists(args.go):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    stamps = []
+    for _ in range(args.n):
+        time.sleep(0.05)
+        t0 = time.time()
+        ray.get(a.echo.remote(1))
+        stamps.append((t0, time.time()))
+    kill_all([a])
+    ray.shutdown()
+    emit({"calls": stamps})
 
 
 def cmd_vllm(args):
@@ -350,13 +466,17 @@ T_IMPORT_DONE = time.perf_counter()
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["init", "main", "vllm", "multihost", "calls"])
+    ap.add_argument("cmd", choices=["init", "main", "vllm", "multihost", "calls", "cpu", "trace"])
+    ap.add_argument("--cluster-pids", default="")
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--hold", type=float, default=0)
+    ap.add_argument("--go", default="")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--node-ip")
     ap.add_argument("--kill-pids", default="")
     args = ap.parse_args()
     {"init": cmd_init, "main": cmd_main, "vllm": cmd_vllm, "multihost": cmd_multihost,
-     "calls": cmd_calls}[args.cmd](args)
+     "calls": cmd_calls, "cpu": cmd_cpu, "trace": cmd_trace}[args.cmd](args)
 
 
 if __name__ == "__main__":
