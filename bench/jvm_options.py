@@ -107,6 +107,7 @@ def train(procs, java, flags, what):
         p.wait(timeout=120)
         with procs.lock:
             procs.own.discard(p.pid)
+        subprocess.run(["rm", "-rf", d])
     log(f"trained {what}")
 
 

@@ -20,7 +20,13 @@ for a in "$@"; do
   esac
 done
 
-./dev build >/dev/null
+# Build only when needed: `./dev build` rewrites python/ray/_beam/lib/beam.jar in place, which breaks
+# daemons that other sessions on this machine are running from it (docs/PERFORMANCE.md).
+jar=python/ray/_beam/lib/beam.jar
+if [ ! -f "$jar" ] || [ ! -x .venv/bin/python ] \
+    || [ -n "$(find java/src java/pom.xml python/pyproject.toml -newer "$jar" -print -quit 2>/dev/null)" ]; then
+  ./dev build >/dev/null
+fi
 py="$(command -v python3)"
 
 if [ "$quick" = 1 ]; then
