@@ -22,6 +22,7 @@ class FakeDaemon:
         self.server.listen(1)
         self.handler = handler
         self.conn = None
+        self.send_lock = threading.Lock()
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self):
@@ -42,8 +43,10 @@ class FakeDaemon:
 
     def send(self, header, payload=b""):
         frame = framing.encode_frame(header, payload)
-        for i in range(0, len(frame), 5):  # dribble 5 bytes at a time
-            self.conn.sendall(frame[i:i + 5])
+        step = 5 if len(frame) < 4096 else 65536
+        with self.send_lock:
+            for i in range(0, len(frame), step):  # dribble 5 bytes at a time (small frames)
+                self.conn.sendall(frame[i:i + step])
 
     def drop(self):
         self.conn.shutdown(socket.SHUT_RDWR)
@@ -112,3 +115,62 @@ def test_bad_frame_from_daemon_closes_link():
     c.start()
     with pytest.raises(ConnectionError, match="bad frame"):
         c.request("x")
+
+
+def test_waiting_thread_reads_its_own_reply_and_idle_reader_handles_pushes():
+    """Leader/follower: the thread in request() dispatches what arrives while it waits
+    (no hand-off); with nobody waiting, the idle reader still handles pushes."""
+    def handler(h, p, send):
+        if h["op"] == "echo":
+            send({"op": "pushed", "n": h["n"]})
+            send({"op": "reply", "rid": h["rid"], "ok": True})
+        elif h["op"] == "later":
+            send({"op": "pushed", "n": h["n"]})
+    d = FakeDaemon(handler)
+    c = Connection(d.path)
+    seen = []
+    got = threading.Event()
+    c.on("pushed", lambda h, p: (seen.append((h["n"], threading.current_thread().name)), got.set()))
+    c.start()
+    for n in range(5):
+        c.request("echo", {"n": n})
+    assert seen == [(n, threading.current_thread().name) for n in range(5)]
+    c.send("later", {"n": 9})
+    import time
+    deadline = time.monotonic() + 5
+    while len(seen) < 6 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert seen[-1] == (9, "beam-reader")
+    c.close()
+
+
+def test_followers_get_their_replies_while_another_thread_leads():
+    """Many threads wait at once, replies out of order and some late: each gets its own,
+    a timed-out waiter gives the read role back, and big payloads (own buffer) arrive whole."""
+    big = os.urandom(3 << 20)
+
+    def handler(h, p, send):
+        if h["op"] == "slow":
+            return  # never answered: the caller times out
+        def answer():
+            import time
+            time.sleep(0.05 * (h["n"] % 3))
+            send({"op": "reply", "rid": h["rid"], "ok": True, "n": h["n"]}, big if h["n"] == 4 else b"")
+        threading.Thread(target=answer).start()
+    d = FakeDaemon(handler)
+    c = Connection(d.path)
+    c.start()
+    with pytest.raises(TimeoutError, match="'slow'"):
+        c.request("slow", timeout=0.2)
+    results = {}
+
+    def call(n):
+        r = c.request("echo", {"n": n}, timeout=30)
+        results[n] = (r["n"], r["_payload"] == big if n == 4 else len(r["_payload"]))
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert results == {n: (n, True if n == 4 else 0) for n in range(8)}
+    c.close()

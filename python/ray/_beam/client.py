@@ -42,8 +42,9 @@ class Client:
         self.log_to_driver = log_to_driver
         self.job_runtime_env = dict(runtime_env or {})
         self.private_dir = private_dir
-        self.table = ObjectTable()
         self.conn = Connection(address, on_close=self._on_close)
+        self.table = ObjectTable(self.conn.cond)
+        self.table.wait_for = self.conn.wait_for
         self.submitter = Submitter(self.conn, self.table)
         self.pgs = PgTracker(self)
         self.actor: Optional[dict] = None  # the actor_init header, inside an actor worker

@@ -1,11 +1,23 @@
 """One connection to a beam daemon: framed requests, one-way sends and pushes.
 
-A daemon reader thread owns the socket's read side. Requests (frames with a ``rid``) park
-the caller on a per-request event until the reply arrives; everything else is dispatched to
-a push handler registered per op. Push handlers run on the reader thread and must never
-block (they only update local state and notify waiters). If the socket drops, every waiter
-is woken with a ConnectionError saying the daemon went away, and ``on_close`` is called
-once so the client can fail pending objects.
+Reading follows a leader/follower pattern, so a reply reaches the thread that waits for it
+without a hand-off between threads (each hand-off costs a wake-up, tens of microseconds):
+
+- A thread that waits (a request's reply, ``ray.get``, a worker's next call) calls
+  ``wait_for(done)``. If no thread holds the *read role*, it takes it, reads the socket
+  itself and dispatches every frame that arrives, until ``done()`` holds; then it gives the
+  role back. Otherwise it sleeps on ``cond`` until the reader's dispatch or the role's
+  release wakes it.
+- The *idle reader* thread reads only while no thread waits: it sleeps until then, polls
+  the socket without the role, and takes the role for what has arrived. It keeps pushes
+  (results for callbacks and futures, logs, placement group events) flowing while the
+  program does something else.
+
+Frames with a ``rid`` are replies to requests; everything else goes to the push handler
+registered for its op. Handlers run on whichever thread reads and must never block (they
+only update local state under ``cond``). If the socket drops, every waiter is woken with a
+ConnectionError saying the daemon went away, and ``on_close`` is called once so the client
+can fail pending objects.
 """
 
 from __future__ import annotations
@@ -13,11 +25,14 @@ from __future__ import annotations
 import builtins
 import itertools
 import logging
+import select
 import socket
 import threading
+import time
 from typing import Callable, Dict, Optional
 
 from ray._beam import framing
+from ray._beam.framebuffer import FrameBuffer
 
 logger = logging.getLogger("ray")
 
@@ -47,10 +62,10 @@ def make_error(kind: Optional[str], message: str) -> Exception:
 
 
 class _Waiter:
-    __slots__ = ("event", "reply", "error")
+    __slots__ = ("done", "reply", "error")
 
     def __init__(self):
-        self.event = threading.Event()
+        self.done = False
         self.reply: Optional[dict] = None
         self.error: Optional[BaseException] = None
 
@@ -67,7 +82,13 @@ class Connection:
         self._sock = _connect(address, connect_timeout)
         self._on_close = on_close
         self._write_lock = threading.Lock()  # guards socket writes (whole frames)
-        self._lock = threading.Lock()  # guards _waiters and _closed
+        # One re-entrant lock guards the fields below and everything dispatch changes (the
+        # object table shares ``cond``): ObjectRef.__del__ may run, via GC, under it.
+        lock = threading.RLock()
+        self.cond = threading.Condition(lock)  # waiters sleep here; dispatch and the role's release wake them
+        self._idle = threading.Condition(lock)  # the idle reader sleeps here while anyone waits
+        self._reading = False  # a thread holds the read role
+        self._waiting = 0  # threads inside wait_for
         self._waiters: Dict[int, _Waiter] = {}
         self._rids = itertools.count(1)
         self._handlers: Dict[str, PushHandler] = {}
@@ -75,12 +96,12 @@ class Connection:
         # The daemon's frame limit, learned from the hello reply: checked before sending so
         # an oversize argument fails here with a clear error instead of losing the link.
         self.max_payload_bytes = framing.MAX_PAYLOAD_BYTES
-        self._rfile = self._sock.makefile("rb", buffering=64 * 1024)  # read only by the reader thread
-        self._reader = threading.Thread(target=self._read_loop, name="beam-reader", daemon=True)
+        self._frames = FrameBuffer(self._sock)  # only the read role's holder touches it
+        self._idle_reader = threading.Thread(target=self._idle_loop, name="beam-reader", daemon=True)
 
     def start(self) -> None:
-        """Start the reader thread (after push handlers are registered)."""
-        self._reader.start()
+        """Start the idle reader (after push handlers are registered)."""
+        self._idle_reader.start()
 
     def on(self, op: str, handler: PushHandler) -> None:
         """Register the handler for pushed frames with this op."""
@@ -94,18 +115,20 @@ class Connection:
                 timeout: Optional[float] = None) -> dict:
         """Send a request and block until its reply; raise the reply's error class if not ok."""
         waiter = _Waiter()
-        with self._lock:
+        with self.cond:
             if self._closed is not None:
                 raise ConnectionError(self._closed)
             rid = next(self._rids)
             self._waiters[rid] = waiter
+            self._waiting += 1  # from before the write, so the idle reader leaves the reply to us
         try:
             self._write({"op": op, "rid": rid, **(fields or {})}, payload)
-            if not waiter.event.wait(timeout):
+            if not self.wait_for(lambda: waiter.done, timeout):
                 raise TimeoutError(f"no reply from the beam daemon to '{op}' within {timeout} s")
         finally:
-            with self._lock:
+            with self.cond:
                 self._waiters.pop(rid, None)
+                self._leave()
         if waiter.error is not None:
             raise waiter.error
         reply = waiter.reply
@@ -119,8 +142,49 @@ class Connection:
             raise ConnectionError(self._closed)
         self._write({"op": op, **(fields or {})}, payload)
 
+    def wait_for(self, done: Callable[[], bool], timeout: Optional[float] = None) -> bool:
+        """Block until ``done()`` (called under ``cond``) is true; False if ``timeout`` passed.
+
+        Reads and dispatches frames itself while no other thread holds the read role (the
+        module doc). Once the link is closed it only waits: closing fails every pending
+        reply and object, which makes ``done()`` true for those.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        cond = self.cond
+        with cond:
+            self._waiting += 1
+        try:
+            while True:
+                with cond:
+                    while True:
+                        if done():
+                            return True
+                        remaining = None if deadline is None else deadline - time.monotonic()
+                        if remaining is not None and remaining <= 0:
+                            return False
+                        if not self._reading and self._closed is None:
+                            self._reading = True
+                            break
+                        cond.wait(remaining)
+                try:
+                    self._read_some(remaining)
+                finally:
+                    with cond:
+                        self._reading = False
+                        if self._waiting > 1:  # another waiter may need the role or what we read
+                            cond.notify_all()
+        finally:
+            with cond:
+                self._leave()
+
+    def _leave(self) -> None:
+        """One waiter fewer (under ``cond``); the last one hands reading back to the idle reader."""
+        self._waiting -= 1
+        if self._waiting == 0:
+            self._idle.notify()
+
     def close(self, reason: str = "connection closed by this process") -> None:
-        """Close the socket; the reader thread then fails every waiter."""
+        """Close the socket; a thread blocked reading it then sees the end and stops."""
         self._fail(reason)
         try:
             self._sock.shutdown(socket.SHUT_RDWR)
@@ -150,43 +214,68 @@ class Connection:
             self._fail(reason)
             raise ConnectionError(reason) from None
 
-    def _read_exact(self, n: int) -> bytes:
-        # Through a 64 KiB buffer: one recv usually brings a whole frame, or several.
-        data = self._rfile.read(n)
-        if len(data) < n:
-            raise EOFError
-        return data
+    # -- reading (only by the holder of the read role) ------------------------------------
 
-    def _read_loop(self) -> None:
-        reason = self._gone("connection closed")
+    def _read_some(self, timeout: Optional[float] = None, block: bool = True) -> None:
+        """Dispatch every complete frame; receive once first if none is buffered. Waits at
+        most ``timeout`` for bytes (forever if None); with ``block`` off, not at all."""
         try:
-            while True:
-                header, payload = framing.read_frame(self._read_exact)
-                self._dispatch(header, payload)
+            frame = self._frames.pop()
+            if frame is None:
+                if block and timeout is not None and not _readable(self._sock, timeout):
+                    return
+                if not self._frames.fill(block):
+                    return
+                frame = self._frames.pop()
+            while frame is not None:
+                self._dispatch(*frame)
+                frame = self._frames.pop()
         except EOFError:
-            pass
+            self._fail(self._gone("connection closed"))
         except framing.FrameError as e:
-            reason = self._gone(f"bad frame: {e}")
+            self._fail(self._gone(f"bad frame: {e}"))
         except OSError as e:
-            reason = self._gone(str(e))
-        except Exception:  # a bug in a handler: log loudly, the link is unusable now
-            logger.exception("beam: reader thread failed")
-            reason = self._gone("reader thread failed")
-        self._fail(reason)
-        try:
-            self._rfile.close()  # drops the buffered file's hold on the socket's fd
-        except (OSError, ValueError):
-            pass
+            self._fail(self._gone(str(e)))
+
+    def _idle_loop(self) -> None:
+        """Read while nobody waits (the module doc); exits once the link is closed."""
+        poller = select.poll()
+        poller.register(self._sock.fileno(), select.POLLIN)
+        while True:
+            with self._idle:
+                while (self._waiting or self._reading) and self._closed is None:
+                    self._idle.wait()
+                if self._closed is not None:
+                    return
+            try:
+                poller.poll()  # without the role: a waiter that comes now reads for itself
+            except OSError:
+                pass
+            with self._idle:
+                if self._waiting or self._reading or self._closed is not None:
+                    continue
+                self._reading = True
+            try:
+                self._read_some(block=False)
+            except Exception:  # a bug in a handler is logged in _dispatch; this is a bug here
+                logger.exception("beam: idle reader failed")
+                self._fail(self._gone("reader thread failed"))
+            finally:
+                with self._idle:
+                    self._reading = False
+                    if self._waiting:
+                        self.cond.notify_all()
 
     def _dispatch(self, header: dict, payload: bytes) -> None:
         op = header["op"]
         if op == "reply":
-            with self._lock:
+            with self.cond:
                 waiter = self._waiters.get(header.get("rid"))
-            if waiter is not None:
-                header["_payload"] = payload
-                waiter.reply = header
-                waiter.event.set()
+                if waiter is not None:
+                    header["_payload"] = payload
+                    waiter.reply = header
+                    waiter.done = True
+                    self.cond.notify_all()
             return
         handler = self._handlers.get(op)
         if handler is None:
@@ -201,20 +290,27 @@ class Connection:
         return f"the beam daemon went away ({self.address}: {detail})"
 
     def _fail(self, reason: str) -> None:
-        with self._lock:
+        with self.cond:
             if self._closed is not None:
                 return
             self._closed = reason
-            waiters = list(self._waiters.values())
+            for w in self._waiters.values():
+                w.error = ConnectionError(reason)
+                w.done = True
             self._waiters.clear()
-        for w in waiters:
-            w.error = ConnectionError(reason)
-            w.event.set()
+            self.cond.notify_all()
+            self._idle.notify()
         if self._on_close is not None:
             try:
                 self._on_close(reason)
             except Exception:
                 logger.exception("beam: on_close callback failed")
+
+
+def _readable(sock: socket.socket, timeout: float) -> bool:
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    return bool(poller.poll(max(0.0, timeout) * 1000.0))
 
 
 def _connect(address: str, timeout: float) -> socket.socket:

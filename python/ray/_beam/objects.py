@@ -18,7 +18,6 @@ import asyncio
 from ray._beam import pickling
 import concurrent.futures
 import threading
-import time
 from typing import Callable, Dict, List, Optional
 
 
@@ -59,9 +58,13 @@ class _Entry:
 class ObjectTable:
     """All objects this process can wait on. Thread rules: every field under ``_cond``."""
 
-    def __init__(self):
+    def __init__(self, cond: Optional[threading.Condition] = None):
         # Re-entrant: ObjectRef.__del__ can run (via GC) while this thread holds the lock.
-        self._cond = threading.Condition(threading.RLock())
+        # A client passes its connection's ``cond`` so results resolved by the reader wake
+        # the waiters, and installs the connection's ``wait_for`` (which reads the socket
+        # itself while no other thread does, see connection.py).
+        self._cond = cond or threading.Condition(threading.RLock())
+        self.wait_for: Callable[[Callable[[], bool], Optional[float]], bool] = self._wait_here
         self._entries: Dict[str, _Entry] = {}
         self._closed: Optional[Callable[[], BaseException]] = None
 
@@ -121,15 +124,25 @@ class ObjectTable:
 
     def wait_entries(self, oids: List[str], num_ready: int, timeout: Optional[float]):
         """Block until ``num_ready`` of the objects are done; None on timeout, else entries."""
-        deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             entries = [self._lookup(oid) for oid in oids]
-            while sum(e.state != PENDING for e in entries) < num_ready:
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    return None
-                self._cond.wait(remaining)
-            return entries
+        if num_ready == len(entries):  # ray.get: skip what is done once (results come in order)
+            cursor = 0
+
+            def done() -> bool:
+                nonlocal cursor
+                while cursor < len(entries) and entries[cursor].state != PENDING:
+                    cursor += 1
+                return cursor == len(entries)
+        else:
+            def done() -> bool:
+                return sum(e.state != PENDING for e in entries) >= num_ready
+        return entries if self.wait_for(done, timeout) else None
+
+    def _wait_here(self, done: Callable[[], bool], timeout: Optional[float]) -> bool:
+        """Waiting without a connection (a table on its own, in tests)."""
+        with self._cond:
+            return self._cond.wait_for(done, timeout)
 
     def ready_mask(self, oids: List[str], num_ready: int, timeout: Optional[float]) -> List[bool]:
         """For ray.wait: which objects are done after waiting for ``num_ready`` or the timeout."""

@@ -9,19 +9,22 @@ then sends ``actor_init``; we construct the actor on the main thread and answer
 - async actors: as coroutines on one asyncio loop in its own thread, at most
   max_concurrency at once.
 
-The reader thread only queues frames, so results of calls this actor makes itself (the
-ray API works inside actors over the same connection) are never stuck behind user code.
-The process exits when its connection closes.
+Incoming calls are only queued by whichever thread reads the connection (connection.py):
+usually the main thread itself, waiting for its next call, so a call reaches it without a
+hand-off between threads. A ray.get inside a call reads the connection in turn and queues
+calls that arrive meanwhile, so results of calls this actor makes itself (the ray API works
+inside actors over the same connection) are never stuck behind user code. The process
+exits when its connection closes.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import inspect
 import json
 import os
-import queue
 import signal
 import sys
 import threading
@@ -76,15 +79,22 @@ class Worker:
 
     def __init__(self, socket_path: str, actor_id: str):
         self.actor_id = actor_id
-        self.frames: "queue.Queue" = queue.Queue()  # ("init"|"call", header, payload)
+        # ("init"|"call", header, payload), appended by the reading thread (deque appends
+        # are atomic; the reader wakes waiters after each batch of frames)
+        self.frames: collections.deque = collections.deque()
         self.instance = None
         self.class_name = "Actor"
         self.client = client_mod.Client(
             socket_path, "worker", actor_id=actor_id,
-            handlers={"actor_init": lambda h, p: self.frames.put(("init", h, p)),
-                      "call": lambda h, p: self.frames.put(("call", h, p))})
+            handlers={"actor_init": lambda h, p: self.frames.append(("init", h, p)),
+                      "call": lambda h, p: self.frames.append(("call", h, p))})
         self.client.on_lost = self._exit
         client_mod.set_worker_client(self.client)
+
+    def _next_frame(self):
+        """The next queued frame; while waiting, this thread reads the connection itself."""
+        self.client.conn.wait_for(lambda: bool(self.frames))
+        return self.frames.popleft()
 
     @staticmethod
     def _exit(_reason: str = "") -> None:
@@ -98,9 +108,9 @@ class Worker:
         os._exit(0)
 
     def run(self) -> None:
-        kind, header, payload = self.frames.get()
+        kind, header, payload = self._next_frame()
         while kind != "init":  # calls cannot precede init; ignore anything odd
-            kind, header, payload = self.frames.get()
+            kind, header, payload = self._next_frame()
         if not self._construct(header, payload):
             threading.Event().wait(30)  # the daemon closes us; exit regardless
             self._exit()
@@ -137,7 +147,7 @@ class Worker:
 
     def _dispatch(self, run_call) -> None:
         while True:
-            kind, header, payload = self.frames.get()
+            kind, header, payload = self._next_frame()
             if kind == "call":
                 run_call(header, payload)
 
