@@ -16,7 +16,7 @@ import sys
 import threading
 from typing import Optional
 
-from ray._beam import discovery, errors
+from ray._beam import errors
 from ray._beam.connection import Connection
 from ray._beam.objects import ObjectTable
 from ray._beam.pgs import PgTracker
@@ -206,6 +206,8 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
                 "to 'ray.init()'.")
         if runtime_env is not None and not isinstance(runtime_env, dict):
             raise TypeError(f"runtime_env must be a dict or RuntimeEnv, got {type(runtime_env)}")
+        from ray._beam import discovery  # only drivers need it (it finds and starts daemons)
+
         target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources))
         try:
             c = Client(target.address, "driver", log_to_driver=log_to_driver,

@@ -13,15 +13,15 @@ sent while still pending cannot be read on the other side (ObjectLostError there
 
 from __future__ import annotations
 
-import asyncio
+import threading
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional
+
 
 from ray._beam import pickling
-import concurrent.futures
-import threading
-from typing import Callable, Dict, List, Optional
-
-
 from ray.exceptions import GetTimeoutError, ObjectLostError, RayTaskError
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 PENDING, READY, FAILED = 0, 1, 2
 _NO_VALUE = object()
@@ -244,8 +244,10 @@ class ObjectRef:
             callback(value)
         self._require_table().on_done(self._oid, done)
 
-    def future(self) -> concurrent.futures.Future:
+    def future(self) -> "concurrent.futures.Future":
         """A concurrent.futures.Future completed with the value (or the error)."""
+        import concurrent.futures  # here, not at import: actor workers start faster without it
+
         fut: concurrent.futures.Future = concurrent.futures.Future()
 
         def done(entry):
@@ -257,6 +259,8 @@ class ObjectRef:
         return fut
 
     def __await__(self):
+        import asyncio  # here, not at import: asyncio alone costs tens of ms per process start
+
         return asyncio.wrap_future(self.future()).__await__()
 
     def _require_table(self) -> ObjectTable:

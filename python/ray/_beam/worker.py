@@ -20,7 +20,6 @@ exits when its connection closes.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import collections
 import inspect
 import json
@@ -29,7 +28,6 @@ import signal
 import sys
 import threading
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 
 
 from ray._beam import pickling
@@ -118,6 +116,8 @@ class Worker:
         if header.get("is_async"):
             self._run_async(max_concurrency)
         elif max_concurrency > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
             pool = ThreadPoolExecutor(max_concurrency, thread_name_prefix="beam-actor")
             self._dispatch(lambda h, p: pool.submit(self._call, h, p))
         else:
@@ -152,6 +152,8 @@ class Worker:
                 run_call(header, payload)
 
     def _run_async(self, max_concurrency: int) -> None:
+        import asyncio
+
         loop = asyncio.new_event_loop()
         threading.Thread(target=loop.run_forever, name="beam-asyncio", daemon=True).start()
         sem_box = {}
@@ -178,6 +180,8 @@ class Worker:
             fn, args, kwargs = self._prepare(header, payload)
             result = fn(*args, **kwargs)
             if inspect.isawaitable(result):
+                import asyncio
+
                 result = asyncio.run(_awaited(result))
         except SystemExit:
             self._exit()
