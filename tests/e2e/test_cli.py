@@ -56,6 +56,19 @@ def test_status_shows_cpu_and_gpu_totals(clusters):
     assert re.search(r"\b0(\.0)?/2(\.0)? GPU\b", done.stdout), done.stdout
 
 
+def test_status_of_a_stuck_daemon_fails_with_a_message_instead_of_hanging(clusters):
+    base = clusters.start()
+    daemon = next(pid for pid, cmd in cluster_processes(base) if "beam.cli.Main" in cmd)
+    os.kill(daemon, signal.SIGSTOP)
+    try:
+        done = ray_cli(["status", "--temp-dir", base], timeout=30, BEAM_CLI_TIMEOUT_S="2")
+    finally:
+        os.kill(daemon, signal.SIGCONT)
+    assert done.returncode != 0, done.stdout
+    assert "did not answer 'hello' within 2 s" in done.stderr and "ray stop --force" in done.stderr, done.stderr
+    assert ray_cli(["status", "--temp-dir", base]).returncode == 0
+
+
 def test_status_without_cluster_fails(tmp_path):
     done = ray_cli(["status", "--temp-dir", str(tmp_path)])
     assert done.returncode != 0, done.stdout

@@ -15,9 +15,28 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** A minimal blocking client for the CLI: hello, then one request at a time. */
+/**
+ * A minimal blocking client for the CLI: hello, then one request at a time. A daemon that
+ * does not answer within {@link #REPLY_TIMEOUT} (stuck, or paused under a debugger) makes
+ * the request fail with a message that says so, instead of hanging the CLI.
+ */
 final class DaemonClient implements AutoCloseable {
+    static final Duration REPLY_TIMEOUT = Duration.ofSeconds(timeoutSeconds(System.getenv("BEAM_CLI_TIMEOUT_S")));
+
+    /** 60 s unless BEAM_CLI_TIMEOUT_S names another whole number of seconds (tests use 2). */
+    static long timeoutSeconds(String env) {
+        try {
+            long s = env == null ? 60 : Long.parseLong(env.trim());
+            return s > 0 ? s : 60;
+        } catch (NumberFormatException e) {
+            return 60;
+        }
+    }
+
+    private final Path socket;
     private final SocketChannel channel;
     private final InputStream in;
     private final OutputStream out;
@@ -25,6 +44,7 @@ final class DaemonClient implements AutoCloseable {
     private long nextRid = 1;
 
     DaemonClient(Path socket) throws IOException {
+        this.socket = socket;
         channel = SocketChannel.open(StandardProtocolFamily.UNIX);
         channel.connect(UnixDomainSocketAddress.of(socket));
         in = new BufferedInputStream(Channels.newInputStream(channel));
@@ -40,19 +60,35 @@ final class DaemonClient implements AutoCloseable {
     /** Sends {@code header} as a request and returns the reply; throws with the daemon's error text. */
     ObjectNode request(ObjectNode header) throws IOException {
         header.put("rid", nextRid++);
-        out.write(FrameCodec.encode(new Frame(header)));
-        out.flush();
-        while (true) {
-            Frame f;
+        AtomicBoolean timedOut = new AtomicBoolean();
+        Thread watchdog = Thread.ofVirtual().start(() -> {
             try {
-                f = codec.decode(in);
-            } catch (FrameException e) {
-                throw new IOException("bad frame from the daemon: " + e.getMessage());
+                Thread.sleep(REPLY_TIMEOUT);
+                timedOut.set(true);
+                channel.close();
+            } catch (InterruptedException | IOException ignored) {
+                // answered in time (interrupted), or already closed
             }
-            if (f == null) throw new IOException("the daemon closed the connection");
-            if (!f.op().equals("reply")) continue;
-            if (!f.header().path("ok").asBoolean()) throw new IOException(f.header().path("error").asText());
-            return f.header();
+        });
+        try {
+            out.write(FrameCodec.encode(new Frame(header)));
+            out.flush();
+            while (true) {
+                Frame f = codec.decode(in);
+                if (f == null) throw new IOException("the daemon closed the connection");
+                if (!f.op().equals("reply")) continue;
+                if (!f.header().path("ok").asBoolean()) throw new IOException(f.header().path("error").asText());
+                return f.header();
+            }
+        } catch (FrameException e) {
+            throw new IOException("bad frame from the daemon: " + e.getMessage());
+        } catch (IOException e) {
+            if (!timedOut.get()) throw e;
+            throw new IOException("the beam daemon on " + socket + " did not answer '" + header.path("op").asText()
+                    + "' within " + REPLY_TIMEOUT.toSeconds() + " s; it may be stuck. Its log is beamd.log in the session"
+                    + " directory (`ray status` names it); `ray stop --force` ends it.");
+        } finally {
+            watchdog.interrupt();
         }
     }
 
