@@ -64,13 +64,14 @@ def train(java, jar, python):
     cmd = [java, *flags, f"-XX:AOTCacheOutput={out}", "-cp", jar, launcher.MAIN_CLASS, "start", "--block",
            "--notify-ready", "--head", "--port", "0", "--num-cpus", "2", "--num-gpus", "0", "--temp-dir", tmp]
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "RAY_ADDRESS")}
+    env["PYTHONPATH"] = PACKAGE_ROOT  # for the driver and for the actor workers the daemon starts
     stderr_log = os.path.join(tmp, "train-stderr.log")
     try:
         with open(stderr_log, "wb") as err:
             daemon = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=env)
         try:
             wait_ready(daemon)
-            driver_env = dict(env, RAY_TMPDIR=tmp, PYTHONPATH=PACKAGE_ROOT)
+            driver_env = dict(env, RAY_TMPDIR=tmp)
             done = subprocess.run([python, "-c", DRIVER], env=driver_env, capture_output=True, text=True,
                                   timeout=120)
             if done.returncode != 0:
