@@ -30,6 +30,7 @@ mkdir -p "$STAGE/ray/_beam/lib"
 cp "$JAR" "$STAGE/ray/_beam/lib/beam.jar"
 cp -RL "$RUNTIME" "$STAGE/ray/_beam/runtime"   # -L: jlink's legal/ has symlinks; wheels hold files
 chmod -R u+w "$STAGE/ray/_beam/runtime"
+train_aot_cache "$STAGE/ray/_beam/runtime/bin/java" "$STAGE/ray/_beam/lib/beam.jar"
 log "building the wheel"
 PURE="$(build_wheel_from "$STAGE" "$BUILD/wheel-pure")"
 

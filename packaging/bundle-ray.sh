@@ -24,4 +24,9 @@ done
 [ -n "$java" ] || java="$root/runtime/bin/java"
 [ -x "$java" ] || { echo "ray: no Java runtime at $java (the bundle is incomplete)" >&2; exit 1; }
 jar=${BEAM_JAR:-$root/lib/beam.jar}
-exec "$java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -cp "$jar" beam.cli.Main "$@"
+flags="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto"
+# The AOT cache was made for exactly the bundle's runtime and jar (ray/_beam/aotcache.py)
+if [ "$java" = "$root/runtime/bin/java" ] && [ "$jar" = "$root/lib/beam.jar" ] && [ -f "$root/lib/beam.aot" ]; then
+  flags="$(echo "$flags" | sed 's/ *-Xshare:auto//') -XX:AOTCache=$root/lib/beam.aot"
+fi
+exec "$java" $flags -cp "$jar" beam.cli.Main "$@"

@@ -101,12 +101,20 @@ ensure_runtime() {
 # A venv with setuptools and wheel, made once.
 ensure_build_venv() {
   BVENV="$BUILD/venv"
-  if ! "$BVENV/bin/python" -c 'import setuptools, wheel' 2>/dev/null; then
+  # cloudpickle: the AOT cache's training driver (tools/train_aot.py) imports the ray package
+  if ! "$BVENV/bin/python" -c 'import setuptools, wheel, cloudpickle' 2>/dev/null; then
     log "creating the build venv"
     rm -rf "$BVENV"
     "$(find_python)" -m venv "$BVENV"
-    "$BVENV/bin/pip" install -q --disable-pip-version-check "setuptools>=69" "wheel>=0.43"
+    "$BVENV/bin/pip" install -q --disable-pip-version-check "setuptools>=69" "wheel>=0.43" cloudpickle
   fi
+}
+
+# The AOT cache for jar $2 made with java $1 (tools/train_aot.py: beside the jar, with the
+# .aot.json that binds it to that java and jar). It must be made with the very runtime that ships.
+train_aot_cache() {
+  log "AOT cache: training run with $1"
+  "$BVENV/bin/python" "$ROOT/tools/train_aot.py" --java "$1" --jar "$2" >&2
 }
 
 # Copy python/ (pyproject.toml and the ray package, without caches, the dev copy of the jar

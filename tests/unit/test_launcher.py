@@ -1,11 +1,13 @@
-"""Finding Java (>= 21, by the JDK's release file) and the jar, with clear errors."""
+"""Finding Java (>= 21, by the JDK's release file) and the jar, with clear errors; the AOT
+cache only for the java and jar it was made for; the daemon command of `ray start`."""
 
+import json
 import os
 import stat
 
 import pytest
 
-from ray._beam import launcher
+from ray._beam import aotcache, launcher
 
 
 def _fake_jdk(tmp_path, name, version):
@@ -60,3 +62,62 @@ def test_command_shape(tmp_path, monkeypatch):
     cmd = launcher.command(["start", "--head"])
     assert cmd[1:] == ["-XX:+UseSerialGC", "-Xms8m", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp",
                        str(jar), "beam.cli.Main", "start", "--head"]
+
+
+def _cache_for(tmp_path, java, jar):
+    cache, meta = aotcache.paths(str(jar))
+    with open(cache, "wb") as f:
+        f.write(b"cache")
+    with open(meta, "w") as f:
+        json.dump(aotcache.describe(java, str(jar)), f)
+    return cache
+
+
+def test_aot_cache_is_used_only_for_its_own_java_and_jar(tmp_path, monkeypatch):
+    jar = tmp_path / "beam.jar"
+    jar.write_bytes(b"PK one")
+    java = _fake_jdk(tmp_path, "j25", "25.0.3")
+    other_java = _fake_jdk(tmp_path, "k25", "25.0.3")
+    monkeypatch.setenv("BEAM_JAR", str(jar))
+    monkeypatch.setenv("BEAM_JAVA", java)
+    cache = _cache_for(tmp_path, java, jar)
+    assert aotcache.usable(java, str(jar)) == cache
+    cmd = launcher.command(["stop"])
+    assert f"-XX:AOTCache={cache}" in cmd and "-Xshare:auto" not in cmd  # the JVM refuses both
+    assert aotcache.usable(other_java, str(jar)) is None  # another java
+    jar.write_bytes(b"PK two")  # same size, other bytes
+    assert aotcache.usable(java, str(jar)) is None
+    assert launcher.command(["stop"])[1:5] == launcher.JVM_FLAGS
+
+
+def test_aot_cache_without_description_or_with_a_bad_one_is_ignored(tmp_path):
+    jar = tmp_path / "beam.jar"
+    jar.write_bytes(b"PK")
+    java = _fake_jdk(tmp_path, "j25", "25.0.3")
+    cache, meta = aotcache.paths(str(jar))
+    open(cache, "wb").close()
+    assert aotcache.usable(java, str(jar)) is None
+    with open(meta, "w") as f:
+        f.write("not json")
+    assert aotcache.usable(java, str(jar)) is None
+
+
+def test_daemon_command_keeps_c2_and_reports(tmp_path, monkeypatch):
+    jar = tmp_path / "beam.jar"
+    jar.write_bytes(b"PK")
+    monkeypatch.setenv("BEAM_JAR", str(jar))
+    monkeypatch.setenv("BEAM_JAVA", _fake_jdk(tmp_path, "j25", "25.0.3"))
+    cmd = launcher.daemon_command(["--head"])
+    assert not any(f.startswith("-XX:TieredStopAtLevel") for f in cmd)
+    assert cmd[-4:] == ["start", "--block", "--notify-ready", "--head"]
+
+
+def test_temp_root_follows_the_cli(monkeypatch):
+    monkeypatch.delenv("RAY_TMPDIR", raising=False)
+    assert launcher.temp_root(["--head"]) == "/tmp/ray"
+    monkeypatch.setenv("RAY_TMPDIR", "/x/env")
+    assert launcher.temp_root(["--head"]) == "/x/env"
+    assert launcher.temp_root(["--temp-dir", "/x/flag"]) == "/x/flag"
+    assert launcher.temp_root(["--temp-dir=/x/eq"]) == "/x/eq"
+    monkeypatch.setenv("RAY_TMPDIR", " ")
+    assert launcher.temp_root([]) == "/tmp/ray"

@@ -1,8 +1,13 @@
 """The ``ray`` command: find Java >= 21 and the beam jar, then run the Java CLI.
 
 The daemon is Java; this module only locates a JVM and the jar and hands over ``argv``.
-``main()`` execs (so signals and exit codes are the CLI's own); ``run_cli()`` runs it as a
-child process, which ``ray.init()`` uses to start a private cluster.
+``main()`` execs the CLI (so signals and exit codes are the CLI's own), except for
+``ray start`` without ``--block``: then it launches the daemon JVM itself, detached, and
+relays the daemon's report (notices, errors, banner: all the daemon's text; its exit status
+on failure), which saves starting a second JVM for the CLI (beam.cli.ReadyReport has the
+protocol). ``run_cli()`` runs the CLI as a child process, which ``ray.init()`` uses to start
+a private cluster. The JVM gets the AOT cache beside the jar when it was made for this very
+JVM and jar (ray/_beam/aotcache.py).
 """
 
 from __future__ import annotations
@@ -16,13 +21,17 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
+from ray._beam import aotcache
+
 MIN_JAVA = 21
 # Serial GC and a small first heap: the daemon idles at ~68 MiB instead of ~86 (the default
 # first heap is 1/64 of RAM and start-up garbage touches fresh pages of it); C1-only JIT for
-# the short-lived CLI (the daemon drops it, see StartCommand.daemonJvmFlags); the JDK's CDS.
+# the short-lived CLI (the daemon drops it, see StartCommand.daemonJvmFlags); the JDK's CDS,
+# replaced by beam's AOT cache where one fits (jvm_flags).
 # Measurements: docs/PERFORMANCE.md, "JVM start-up options".
 JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms8m", "-XX:TieredStopAtLevel=1", "-Xshare:auto"]
 MAIN_CLASS = "beam.cli.Main"
+READY, OUT, ERR = b"BEAM-READY", b"OUT ", b"ERR "  # beam.cli.ReadyReport
 
 
 class LauncherError(RuntimeError):
@@ -133,9 +142,71 @@ def find_jar() -> str:
         + ". Build it with `mvn -f java package` or set BEAM_JAR.")
 
 
+def jvm_flags(java: str, jar: str) -> List[str]:
+    """JVM_FLAGS, with ``-XX:AOTCache=`` instead of ``-Xshare:auto`` (the JVM refuses both at
+    once) when beam's AOT cache beside the jar was made for this java and this jar."""
+    cache = aotcache.usable(java, jar)
+    if cache is None:
+        return list(JVM_FLAGS)
+    return [f for f in JVM_FLAGS if not f.startswith("-Xshare")] + [f"-XX:AOTCache={cache}"]
+
+
 def command(argv: Sequence[str]) -> List[str]:
     """The full java command line for the CLI with ``argv``."""
-    return [find_java(), *JVM_FLAGS, "-cp", find_jar(), MAIN_CLASS, *argv]
+    java, jar = find_java(), find_jar()
+    return [java, *jvm_flags(java, jar), "-cp", jar, MAIN_CLASS, *argv]
+
+
+def daemon_command(argv: Sequence[str]) -> List[str]:
+    """The java command line of a daemon for ``ray start ARGV`` that reports to us: the CLI's
+    flags but C2 kept (the daemon lives for hours; as StartCommand.daemonJvmFlags)."""
+    java, jar = find_java(), find_jar()
+    flags = [f for f in jvm_flags(java, jar) if not f.startswith("-XX:TieredStopAtLevel")]
+    return [java, *flags, "-cp", jar, MAIN_CLASS, "start", "--block", "--notify-ready", *argv]
+
+
+def temp_root(argv: Sequence[str]) -> str:
+    """Where ``ray start ARGV`` keeps its sessions, as beam.cli.Paths decides it: --temp-dir,
+    else RAY_TMPDIR, else /tmp/ray (the daemon's stderr log goes there)."""
+    flag = None
+    for i, arg in enumerate(argv):
+        if arg == "--temp-dir" and i + 1 < len(argv):
+            flag = argv[i + 1]
+        elif arg.startswith("--temp-dir="):
+            flag = arg[len("--temp-dir="):]
+    for value in (flag, os.environ.get("RAY_TMPDIR")):
+        if value and value.strip():
+            return os.path.abspath(value)
+    return "/tmp/ray"
+
+
+def start_detached(argv: Sequence[str]) -> int:
+    """``ray start ARGV`` (without --block): launch the daemon in a new session with stderr
+    appended to TEMP/beamd-stderr.log, print what it reports until it is ready, return the
+    exit status of ``ray start``."""
+    cmd = daemon_command(argv)
+    temp = temp_root(argv)
+    os.makedirs(temp, exist_ok=True)
+    log_path = os.path.join(temp, "beamd-stderr.log")
+    with open(log_path, "ab") as log:
+        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                                 start_new_session=True)
+    explained = False
+    with child.stdout:
+        for line in child.stdout:
+            if line.rstrip(b"\n") == READY:
+                return 0
+            if line.startswith(OUT):
+                sys.stdout.buffer.write(line[len(OUT):])
+                sys.stdout.flush()
+            elif line.startswith(ERR):
+                sys.stderr.buffer.write(line[len(ERR):])
+                sys.stderr.flush()
+                explained = True
+    code = child.wait()
+    if code != 0 and not explained:
+        print(f"beam: the daemon exited (code {code}) before it was ready; see {log_path}", file=sys.stderr)
+    return code
 
 
 def run_cli(argv: Sequence[str], timeout: Optional[float] = 120, **kwargs) -> subprocess.CompletedProcess:
@@ -148,6 +219,14 @@ def run_cli(argv: Sequence[str], timeout: Optional[float] = 120, **kwargs) -> su
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """Console entry point ``ray``: exec the Java CLI with our arguments."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["start"] and "--block" not in args:
+        try:
+            sys.exit(start_detached(args[1:]))
+        except (LauncherError, OSError) as e:
+            print(f"ray: {e}", file=sys.stderr)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            sys.exit(130)
     try:
         cmd = command(args)
     except LauncherError as e:

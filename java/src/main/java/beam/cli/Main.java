@@ -10,6 +10,10 @@ import picocli.CommandLine.Command;
             DoctorCommand.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
+        // a daemon launched by `ray start` reports to its launcher (before picocli takes System.err)
+        if (args.length > 0 && args[0].equals("start") && java.util.List.of(args).contains("--notify-ready")) {
+            ReadyReport.begin();
+        }
         CommandLine cli = new CommandLine(new Main());
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         System.exit(cli.execute(args));

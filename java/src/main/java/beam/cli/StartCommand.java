@@ -14,7 +14,6 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,15 +24,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ray start}: starts this node's daemon. Without {@code --block} it launches the
- * daemon as a detached child (the same jar with {@code --block --notify-ready}), waits for
- * its one-line "ready" (or "error") report on a pipe, prints how to connect and returns.
+ * {@code ray start}: starts this node's daemon. With {@code --block} this JVM is the daemon.
+ * Without it, this JVM launches the daemon as a detached child (the same jar and arguments
+ * plus {@code --block --notify-ready}) and relays the child's report (see {@link ReadyReport}):
+ * its notices, errors and banner, and its exit status when it fails before it is ready. The
+ * Python {@code ray} launcher does the same relaying itself, without this JVM.
  */
 @Command(name = "start", description = "Start the beam daemon on this machine.")
 public final class StartCommand implements Callable<Integer> {
-    static final String READY = "BEAM-READY";
-    static final String FAILED = "BEAM-FAILED ";
-
     @Option(names = "--head", description = "Start the head node of a new cluster.")
     boolean head;
 
@@ -118,6 +116,7 @@ public final class StartCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!block) return launchInBackground();  // the daemon checks the arguments and says what is wrong
         reportIgnoredFlags();
         if (head == (address != null)) {
             System.err.println("beam: say either `ray start --head` to start a cluster or `ray start --address HEAD:PORT` "
@@ -138,7 +137,7 @@ public final class StartCommand implements Callable<Integer> {
             if (TokenAuth.disabledByEnvironment()) token = null;
             else if (head) token = TokenAuth.newToken();
             else token = TokenAuth.fromEnvironment(authTokenPath);
-            if (token == null && TokenAuth.disabledByEnvironment() && block) {
+            if (token == null && TokenAuth.disabledByEnvironment()) {
                 System.err.println("beam: WARNING: token authentication is disabled (RAY_AUTH_MODE=disabled)");
             }
             config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid,
@@ -148,7 +147,7 @@ public final class StartCommand implements Callable<Integer> {
             System.err.println("beam: " + e.getMessage());
             return 2;
         }
-        return block ? runInForeground(config) : launchInBackground(temp);
+        return runInForeground(config);
     }
 
     private void reportIgnoredFlags() {
@@ -175,28 +174,18 @@ public final class StartCommand implements Callable<Integer> {
             String why = e instanceof java.net.BindException
                     ? "port " + config.port() + " is already in use (" + e.getMessage() + "); pick another with --port"
                     : e.getMessage();
-            if (notifyReady) {
-                System.out.println(FAILED + why);
-                System.out.flush();
-            } else {
-                System.err.println("beam: could not start: " + why);
-            }
+            System.err.println("beam: could not start: " + why);
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(daemon::shutdown, "shutdown-hook"));
-        if (notifyReady) {
-            System.out.println(READY + " " + daemon.nodeIp() + " " + daemon.gcsAddress() + " " + session.dir());
-            System.out.flush();
-            System.out.close();
-            System.setOut(new PrintStream(new java.io.FileOutputStream(session.logsDir().resolve("beamd.out").toFile()), true));
-        } else {
-            printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), true, config.isHead());
-        }
+        printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead());
+        if (notifyReady) ReadyReport.ready(session.logsDir().resolve("beamd.out"));
         daemon.awaitStopped();
         return 0;
     }
 
-    private int launchInBackground(Path temp) throws IOException, InterruptedException {
+    private int launchInBackground() throws IOException, InterruptedException {
+        Path temp = Paths.tempDir(tempDir);
         List<String> cmd = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute()) cmd.add("/usr/bin/setsid");
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
@@ -204,44 +193,33 @@ public final class StartCommand implements Callable<Integer> {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(Main.class.getName());
-        cmd.addAll(List.of("start", "--block", "--notify-ready", "--port", String.valueOf(port),
-                "--temp-dir", temp.toString(), "--heartbeat-period-ms", String.valueOf(heartbeatMillis),
-                "--node-timeout-ms", String.valueOf(nodeTimeoutMillis), "--max-header-bytes", String.valueOf(maxHeaderBytes),
-                "--max-payload-bytes", String.valueOf(maxPayloadBytes), "--max-connections", String.valueOf(maxConnections)));
-        cmd.addAll(head ? List.of("--head") : List.of("--address", address));
-        if (authTokenPath != null) cmd.addAll(List.of("--auth-token-path", authTokenPath));
-        if (tlsCert != null) cmd.addAll(List.of("--tls-cert", tlsCert));
-        if (tlsKey != null) cmd.addAll(List.of("--tls-key", tlsKey));
-        if (tlsCa != null) cmd.addAll(List.of("--tls-ca", tlsCa));
-        if (numGpus != null) cmd.addAll(List.of("--num-gpus", numGpus.toString()));
-        if (numCpus != null) cmd.addAll(List.of("--num-cpus", numCpus.toString()));
-        if (resources != null) cmd.addAll(List.of("--resources", resources));
-        if (nodeIp != null) cmd.addAll(List.of("--node-ip-address", nodeIp));
-        if (ownerPid > 0) cmd.addAll(List.of("--owner-pid", String.valueOf(ownerPid)));
+        cmd.addAll(List.of("start", "--block", "--notify-ready"));
+        List<String> all = spec.commandLine().getParseResult().originalArgs();  // "start" and what follows
+        cmd.addAll(all.subList(all.indexOf("start") + 1, all.size()));
         java.nio.file.Files.createDirectories(temp);
+        Path stderrLog = temp.resolve("beamd-stderr.log");
         Process child = new ProcessBuilder(cmd)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectError(ProcessBuilder.Redirect.appendTo(temp.resolve("beamd-stderr.log").toFile()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(stderrLog.toFile()))
                 .start();
+        boolean explained = false;
         try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
-                if (line.startsWith(READY)) {
-                    String[] parts = line.split(" ", 4);
-                    printNextSteps(parts[1], parts[2], parts[3], false, head);
-                    return 0;
-                }
-                if (line.startsWith(FAILED)) {
-                    System.err.println("beam: could not start: " + line.substring(FAILED.length()));
-                    child.waitFor();
-                    return 1;
+                if (line.equals(ReadyReport.READY)) return 0;
+                if (line.startsWith(ReadyReport.OUT)) {
+                    System.out.println(line.substring(ReadyReport.OUT.length()));
+                } else if (line.startsWith(ReadyReport.ERR)) {
+                    System.err.println(line.substring(ReadyReport.ERR.length()));
+                    explained = true;
                 }
             }
         }
         int code = child.waitFor();
-        System.err.println("beam: the daemon exited (code " + code + ") before it was ready; see "
-                + temp.resolve("beamd-stderr.log"));
-        return 1;
+        if (code != 0 && !explained) {
+            System.err.println("beam: the daemon exited (code " + code + ") before it was ready; see " + stderrLog);
+        }
+        return code;
     }
 
     /**

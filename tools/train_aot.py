@@ -1,0 +1,120 @@
+"""Make beam's AOT cache for one java and one jar (see python/ray/_beam/aotcache.py).
+
+    python tools/train_aot.py --java JAVA --jar JAR
+
+A training run: a head daemon started as `ray start` starts it (the launcher's daemon flags
+plus -XX:AOTCacheOutput), one driver (this Python, with beam's package on its path) that
+connects, creates actors and a placement group and makes a few hundred calls, then SIGTERM;
+the JVM writes the cache as it exits. The result is JAR's stem + .aot with a .aot.json that
+says which java and jar it is for. Needs Java >= 25; with an older one it says so and makes
+nothing (exit 0: the launcher runs without a cache).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+PACKAGE_ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python")
+sys.path.insert(0, PACKAGE_ROOT)
+from ray._beam import aotcache, launcher  # noqa: E402
+
+DRIVER = """
+import ray
+from ray.util.placement_group import placement_group, remove_placement_group
+ray.init(address="auto")
+ray.cluster_resources(); ray.available_resources(); ray.nodes()
+
+@ray.remote
+class Echo:
+    def echo(self, x):
+        return x
+
+pg = placement_group([{"CPU": 1}], strategy="PACK")
+ray.get(pg.ready())
+actors = [Echo.remote() for _ in range(2)]
+for _ in range(100):
+    ray.get([a.echo.remote(b"x" * 4096) for a in actors])
+ray.get(ray.put(list(range(1000))))
+remove_placement_group(pg)
+for a in actors:
+    ray.kill(a)
+ray.shutdown()
+"""
+
+
+def wait_ready(daemon):
+    """Reads the daemon's report up to BEAM-READY; raises with what it said if it ends first."""
+    said = []
+    for line in daemon.stdout:
+        if line.rstrip(b"\n") == launcher.READY:
+            return
+        said.append(line.decode(errors="replace"))
+    raise SystemExit(f"train_aot: the training daemon exited ({daemon.wait()}) before it was ready: {''.join(said)}")
+
+
+def train(java, jar, python):
+    cache, meta = aotcache.paths(jar)
+    tmp = tempfile.mkdtemp(prefix="beam-aot.")
+    out = os.path.join(tmp, "beam.aot")
+    flags = [f for f in launcher.JVM_FLAGS if not f.startswith(("-Xshare", "-XX:TieredStopAtLevel"))]
+    cmd = [java, *flags, f"-XX:AOTCacheOutput={out}", "-cp", jar, launcher.MAIN_CLASS, "start", "--block",
+           "--notify-ready", "--head", "--port", "0", "--num-cpus", "2", "--num-gpus", "0", "--temp-dir", tmp]
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "RAY_ADDRESS")}
+    env["PYTHONPATH"] = PACKAGE_ROOT  # for the driver and for the actor workers the daemon starts
+    stderr_log = os.path.join(tmp, "train-stderr.log")
+    try:
+        with open(stderr_log, "wb") as err:
+            daemon = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=env)
+        try:
+            wait_ready(daemon)
+            driver_env = dict(env, RAY_TMPDIR=tmp)
+            done = subprocess.run([python, "-c", DRIVER], env=driver_env, capture_output=True, text=True,
+                                  timeout=120)
+            if done.returncode != 0:
+                raise SystemExit(f"train_aot: the training driver failed ({done.returncode}): {done.stderr[-3000:]}")
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            code = daemon.wait(timeout=300)  # the JVM writes the cache on its way out
+        if not os.path.isfile(out):
+            with open(stderr_log, errors="replace") as f:
+                raise SystemExit(f"train_aot: no cache written (daemon exit {code}): {f.read()[-3000:]}")
+        shutil.move(out, cache + ".tmp")
+        os.replace(cache + ".tmp", cache)
+        with open(meta + ".tmp", "w") as f:
+            json.dump(aotcache.describe(java, jar), f, indent=1)
+        os.replace(meta + ".tmp", meta)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return cache
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--java", required=True, help="the java binary the cache is for")
+    ap.add_argument("--jar", required=True, help="the beam jar the cache is for (the cache goes beside it)")
+    ap.add_argument("--python", default=sys.executable, help="Python with cloudpickle for the training driver")
+    args = ap.parse_args()
+    for path in (args.java, args.jar):
+        if not os.path.isfile(path):
+            raise SystemExit(f"train_aot: no such file: {path}")
+    major = launcher.java_major(args.java)
+    cache, meta = aotcache.paths(args.jar)
+    if aotcache.usable(args.java, args.jar):
+        print(f"train_aot: {cache} is up to date")
+        return
+    for stale in (cache, meta):  # a cache for an older jar must not outlive it
+        if os.path.exists(stale):
+            os.remove(stale)
+    if major is None or major < aotcache.MIN_JAVA:
+        print(f"train_aot: {args.java} is Java {major}; AOT caches need Java >= {aotcache.MIN_JAVA}: none made")
+        return
+    cache = train(args.java, os.path.abspath(args.jar), args.python)
+    print(f"train_aot: {cache} ({os.path.getsize(cache) / 2**20:.1f} MiB)")
+
+
+if __name__ == "__main__":
+    main()
