@@ -24,12 +24,14 @@ from typing import List, Optional, Sequence, Tuple
 from ray._beam import aotcache
 
 MIN_JAVA = 21
-# Serial GC and a small first heap: the daemon idles at ~68 MiB instead of ~86 (the default
-# first heap is 1/64 of RAM and start-up garbage touches fresh pages of it); C1-only JIT for
-# the short-lived CLI (the daemon drops it, see StartCommand.daemonJvmFlags); the JDK's CDS,
-# replaced by beam's AOT cache where one fits (jvm_flags).
-# Measurements: docs/PERFORMANCE.md, "JVM start-up options".
-JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms8m", "-XX:TieredStopAtLevel=1", "-Xshare:auto"]
+# The same flags for the CLI and the daemon (measurements: docs/PERFORMANCE.md, "JVM start-up
+# options"): Serial GC and a small heap (4 MiB first, 1.5 MiB young generation: start-up garbage
+# touches fresh pages of whatever young generation there is); C1 only, compiling after 10x the
+# usual invocation counts: C2 and eager compiling during start-up left ~6 MiB of compiler arenas
+# and code behind at idle, and on 2 cores C2's compile bursts showed in the p99 of calls; the
+# JDK's CDS, replaced by beam's AOT cache where one fits (jvm_flags).
+JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1536k", "-XX:TieredStopAtLevel=1",
+             "-XX:CompileThresholdScaling=10", "-Xshare:auto"]
 MAIN_CLASS = "beam.cli.Main"
 READY, OUT, ERR = b"BEAM-READY", b"OUT ", b"ERR "  # beam.cli.ReadyReport
 
@@ -158,11 +160,10 @@ def command(argv: Sequence[str]) -> List[str]:
 
 
 def daemon_command(argv: Sequence[str]) -> List[str]:
-    """The java command line of a daemon for ``ray start ARGV`` that reports to us: the CLI's
-    flags but C2 kept (the daemon lives for hours; as StartCommand.daemonJvmFlags)."""
+    """The java command line of a daemon for ``ray start ARGV`` that reports to us (the CLI's
+    flags, as StartCommand does)."""
     java, jar = find_java(), find_jar()
-    flags = [f for f in jvm_flags(java, jar) if not f.startswith("-XX:TieredStopAtLevel")]
-    return [java, *flags, "-cp", jar, MAIN_CLASS, "start", "--block", "--notify-ready", *argv]
+    return [java, *jvm_flags(java, jar), "-cp", jar, MAIN_CLASS, "start", "--block", "--notify-ready", *argv]
 
 
 def temp_root(argv: Sequence[str]) -> str:

@@ -223,12 +223,11 @@ public final class StartCommand implements Callable<Integer> {
     }
 
     /**
-     * The daemon keeps the CLI's JVM flags except the C1-only JIT limit: the CLI lives for
-     * a second and starts faster without C2, the daemon lives for hours and routes every
-     * call, so it wants C2.
+     * The daemon runs with the CLI's own JVM flags (python/ray/_beam/launcher.py JVM_FLAGS,
+     * chosen for the daemon's idle memory and start-up; docs/PERFORMANCE.md).
      */
     static List<String> daemonJvmFlags(List<String> cliFlags) {
-        return cliFlags.stream().filter(f -> !f.startsWith("-XX:TieredStopAtLevel")).toList();
+        return List.copyOf(cliFlags);
     }
 
     private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground, boolean isHead) {
