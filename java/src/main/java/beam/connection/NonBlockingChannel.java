@@ -21,6 +21,8 @@ final class NonBlockingChannel implements Transport {
     private final Selector readable;
     private Selector writable; // guarded by this
     private boolean closed; // guarded by this
+    /** The last read returned less than asked for (reader thread only). */
+    private boolean drained;
 
     NonBlockingChannel(SocketChannel channel) throws IOException {
         this.channel = channel;
@@ -37,9 +39,15 @@ final class NonBlockingChannel implements Transport {
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
         ByteBuffer into = ByteBuffer.wrap(b, off, len);
+        // After a short read the socket is most likely empty: wait first rather than make a
+        // read that fails with EAGAIN (one syscall less per frame in request/response traffic).
+        if (drained) await(readable);
         while (true) {
             int n = channel.read(into);
-            if (n != 0) return n;
+            if (n != 0) {
+                drained = n < len;
+                return n;
+            }
             await(readable);
         }
     }
