@@ -38,7 +38,9 @@ import java.util.logging.Logger;
  * thread drains the queue, waiting for the socket to drain (it blocks only itself). A send
  * that finds the turn taken queues its frame behind the holder, and the queue is non-empty
  * only while someone holds the turn, so frames leave in send order. TLS and TCP transports
- * (node links) cannot write without blocking, so their frames always take the WRITER path.
+ * (node links) cannot write without blocking, so their frames always take the WRITER path,
+ * and so do frames sent by an interrupted thread (NIO closes a channel that an interrupted
+ * thread does I/O on).
  * The bytes move through a {@link Transport}.
  *
  * <p><b>Limits and closing.</b> Bytes queued and not yet written are capped at
@@ -127,7 +129,8 @@ public final class Connection implements AutoCloseable {
         lock.lock();
         try {
             if (!open.get() || closeWhenFlushed) return;
-            if (turn != Turn.IDLE || !transport.canWriteNow()) {
+            // An interrupted thread must not touch the channel: NIO would close it (interruptible channel).
+            if (turn != Turn.IDLE || !transport.canWriteNow() || Thread.currentThread().isInterrupted()) {
                 if (enqueue(bytes)) return;
                 bytes = null; // over the limit
             } else {

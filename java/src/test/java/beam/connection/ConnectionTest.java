@@ -179,6 +179,21 @@ class ConnectionTest {
     }
 
     @Test
+    void anInterruptedSenderDoesNotCloseTheConnection() throws Exception {
+        Pair p = pair(Connection.MAX_QUEUED_BYTES);
+        Thread sender = Thread.ofPlatform().unstarted(() -> {
+            Thread.currentThread().interrupt();
+            p.daemonSide().send(frame("a", 0, 10));
+        });
+        sender.start();
+        sender.join();
+        assertThat(p.next().header().get("seq").asInt()).isZero();
+        assertThat(p.daemonSide().isOpen()).isTrue();
+        p.daemonSide().send(frame("a", 1, 10));
+        assertThat(p.next().header().get("seq").asInt()).isEqualTo(1);
+    }
+
+    @Test
     void readsFramesThatArriveInPieces() throws Exception {
         Pair p = pair(Connection.MAX_QUEUED_BYTES);
         byte[] bytes = FrameCodec.encode(frame("x", 7, 100_000));
