@@ -15,7 +15,7 @@ import java.util.logging.Logger;
 
 /**
  * Accepts connections on one unix or TCP address. One platform thread accepts; each
- * connection is handed to {@code handler} on its own virtual thread. A permit of
+ * connection is handed to {@code handler} on its own thread ({@link #threads()}). A permit of
  * {@code maxConnections} is taken before accept and released when the connection closes,
  * so a flood of connections waits in the kernel's backlog instead of exhausting fds.
  */
