@@ -51,7 +51,7 @@ import java.util.logging.Logger;
 public final class Connection implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Connection.class.getName());
     static final long FLUSH_GRACE_MILLIS = 5_000;
-    /** Frames the writer thread hands to one gathering write. */
+    /** Buffers (a frame is one or two) the writer thread hands to one gathering write. */
     private static final int BATCH = 256;
     /**
      * Bytes that may wait in one connection's send queue. A peer that stops reading while
@@ -68,7 +68,7 @@ public final class Connection implements AutoCloseable {
     private final AtomicBoolean open = new AtomicBoolean(true);
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition writerTurn = lock.newCondition();
-    /** Frames not yet (fully) written, in send order; non-empty only while the turn is taken. */
+    /** Frames not yet (fully) written, as buffers in send order; non-empty only while the turn is taken. */
     private final ArrayDeque<ByteBuffer> queue = new ArrayDeque<>(); // guarded by lock
     /** Bytes queued, including those the writer has taken and not yet written. */
     private long queuedBytes; // guarded by lock
@@ -125,7 +125,7 @@ public final class Connection implements AutoCloseable {
      */
     public void send(Frame frame) {
         if (!open.get()) return;
-        ByteBuffer bytes = ByteBuffer.wrap(FrameCodec.encode(frame));
+        ByteBuffer[] bytes = FrameCodec.encodeBuffers(frame);
         lock.lock();
         try {
             if (!open.get() || closeWhenFlushed) return;
@@ -144,9 +144,9 @@ public final class Connection implements AutoCloseable {
     }
 
     /** Holding the DIRECT turn: one non-blocking write, then the turn goes back or to the writer. */
-    private void writeDirect(ByteBuffer bytes) {
+    private void writeDirect(ByteBuffer[] bytes) {
         try {
-            transport.writeNow(new ByteBuffer[] {bytes});
+            transport.writeNow(bytes);
         } catch (IOException e) {
             LOG.fine(() -> "write to " + peer + " failed: " + e.getMessage());
             close();
@@ -154,9 +154,10 @@ public final class Connection implements AutoCloseable {
         }
         lock.lock();
         try {
-            if (bytes.hasRemaining()) {
-                queue.addFirst(bytes);
-                queuedBytes += bytes.remaining();
+            for (int i = bytes.length - 1; i >= 0; i--) {
+                if (!bytes[i].hasRemaining()) break;
+                queue.addFirst(bytes[i]);
+                queuedBytes += bytes[i].remaining();
             }
             if (queue.isEmpty() && !closeWhenFlushed) turn = Turn.IDLE;
             else handToWriter();
@@ -165,11 +166,12 @@ public final class Connection implements AutoCloseable {
         }
     }
 
-    /** Under the lock: queues {@code bytes} and makes sure someone holds the turn; false if over the limit. */
-    private boolean enqueue(ByteBuffer bytes) {
-        if (queuedBytes + bytes.remaining() > maxQueuedBytes) return false;
-        queue.addLast(bytes);
-        queuedBytes += bytes.remaining();
+    /** Under the lock: queues one frame's buffers and makes sure someone holds the turn; false if over the limit. */
+    private boolean enqueue(ByteBuffer[] bytes) {
+        long size = Transport.remaining(bytes);
+        if (queuedBytes + size > maxQueuedBytes) return false;
+        for (ByteBuffer b : bytes) queue.addLast(b);
+        queuedBytes += size;
         if (turn == Turn.IDLE) handToWriter();
         return true;
     }
