@@ -19,9 +19,9 @@ import java.util.logging.Logger;
 
 /**
  * One peer on a unix or TCP socket: {@link #read()} frames on the owner's thread and
- * {@link #send(Frame)} from any thread. A send never waits for the peer, so a slow or
- * stuck peer stalls only this connection's own writer thread, never a thread that serves
- * someone else.
+ * {@link #send(Frame)} from any thread; the bytes move through a {@link Transport}. A send
+ * never waits for the peer, so a slow or stuck peer stalls only this connection's own
+ * writer thread, never a thread that serves someone else.
  *
  * <p><b>Writes.</b> At most one thread writes to the socket at a time: the holder of the
  * write turn. The turn and the queue change only under {@link #lock}:
@@ -41,7 +41,6 @@ import java.util.logging.Logger;
  * (node links) cannot write without blocking, so their frames always take the WRITER path,
  * and so do frames sent by an interrupted thread (NIO closes a channel that an interrupted
  * thread does I/O on).
- * The bytes move through a {@link Transport}.
  *
  * <p><b>Limits and closing.</b> Bytes queued and not yet written are capped at
  * {@link #MAX_QUEUED_BYTES}; {@link #closeAfterFlush()} hands the turn to the writer, which
