@@ -4,7 +4,7 @@ import beam.codec.Frame;
 
 /** A connected driver or actor worker, as the cluster state sees it: somewhere to push frames. */
 public interface Client {
-    /** Queues a frame to this client; never blocks, dropped if the client is gone. */
+    /** Sends a frame to this client (a non-blocking write, or queued); never blocks, dropped if the client is gone. */
     void push(Frame frame);
 
     /** The job this client belongs to (hex), or "" before hello. */

@@ -31,6 +31,17 @@ public final class FrameCodec {
 
     /** Encodes a frame; {@code plen} is set from the payload (and removed when it is empty). */
     public static byte[] encode(Frame frame) {
+        ByteBuffer[] parts = encodeBuffers(frame);
+        ByteBuffer buf = ByteBuffer.allocate(parts[0].remaining() + frame.payload().length);
+        for (ByteBuffer part : parts) buf.put(part);
+        return buf.array();
+    }
+
+    /**
+     * The same bytes as {@link #encode} for a gathering write, without copying the payload:
+     * the length prefix and header, then (when not empty) the payload array itself.
+     */
+    public static ByteBuffer[] encodeBuffers(Frame frame) {
         ObjectNode header = frame.header();
         if (frame.payload().length > 0) header.put("plen", frame.payload().length);
         else header.remove("plen");
@@ -40,9 +51,9 @@ public final class FrameCodec {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("header not serializable", e);
         }
-        ByteBuffer buf = ByteBuffer.allocate(4 + json.length + frame.payload().length);
-        buf.putInt(json.length).put(json).put(frame.payload());
-        return buf.array();
+        ByteBuffer head = ByteBuffer.allocate(4 + json.length).putInt(json.length).put(json).flip();
+        if (frame.payload().length == 0) return new ByteBuffer[] {head};
+        return new ByteBuffer[] {head, ByteBuffer.wrap(frame.payload())};
     }
 
     /**

@@ -8,40 +8,72 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * One peer on a unix or TCP socket: {@link #read()} frames on the owner's thread and
- * {@link #send(Frame)} from any thread. Sends never block the caller: frames are encoded
- * at once and queued, and one virtual writer thread per connection drains the queue, so a
- * slow peer only ever stalls its own writer.
+ * {@link #send(Frame)} from any thread; the bytes move through a {@link Transport}. A send
+ * never waits for the peer, so a slow or stuck peer stalls only this connection's own
+ * writer thread, never a thread that serves someone else.
  *
- * <p>Threads: exactly one thread calls {@code read()}; {@code send()} and {@code close()}
- * are safe from any thread. The bytes move through a {@link Transport} (a channel, or a
- * TLS socket).
+ * <p><b>Writes.</b> At most one thread writes to the socket at a time: the holder of the
+ * write turn. The turn and the queue change only under {@link #lock}:
+ * <pre>
+ *   IDLE   --send: transport can write now (unix socket)-----------------> DIRECT
+ *   IDLE   --send: it cannot (TCP, TLS) / closeAfterFlush------------------> WRITER
+ *   DIRECT --the frame went out whole, nothing queued meanwhile------------> IDLE
+ *   DIRECT --a remainder is left, frames were queued, or close requested---> WRITER
+ *   WRITER --queue empty, no close requested-------------------------------> IDLE
+ * </pre>
+ * DIRECT: the sending thread writes its frame itself with one non-blocking write
+ * ({@link Transport#writeNow}), so forwarding a call wakes no other thread; whatever the
+ * socket did not take goes to the head of the queue. WRITER: this connection's writer
+ * thread drains the queue, waiting for the socket to drain (it blocks only itself). A send
+ * that finds the turn taken queues its frame behind the holder, and the queue is non-empty
+ * only while someone holds the turn, so frames leave in send order. TLS and TCP transports
+ * (node links) cannot write without blocking, so their frames always take the WRITER path,
+ * and so do frames sent by an interrupted thread (NIO closes a channel that an interrupted
+ * thread does I/O on).
+ *
+ * <p><b>Limits and closing.</b> Bytes queued and not yet written are capped at
+ * {@link #MAX_QUEUED_BYTES}; {@link #closeAfterFlush()} hands the turn to the writer, which
+ * closes once the queue is empty. Exactly one thread calls {@code read()}; {@code send()}
+ * and {@code close()} are safe from any thread.
  */
 public final class Connection implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Connection.class.getName());
-    private static final byte[] CLOSE_MARKER = new byte[0];
     static final long FLUSH_GRACE_MILLIS = 5_000;
+    /** Buffers (a frame is one or two) the writer thread hands to one gathering write. */
+    private static final int BATCH = 256;
     /**
      * Bytes that may wait in one connection's send queue. A peer that stops reading while
      * more than this piles up for it is cut off, so it cannot grow the daemon's heap.
      */
     public static final long MAX_QUEUED_BYTES = 1L << 30;
 
+    private enum Turn { IDLE, DIRECT, WRITER }
+
     private final Transport transport;
     private final FrameCodec codec;
     private final String peer;
     private final InputStream in;
-    private final LinkedBlockingQueue<byte[]> outbound = new LinkedBlockingQueue<>();
     private final AtomicBoolean open = new AtomicBoolean(true);
-    private final java.util.concurrent.atomic.AtomicLong queuedBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition writerTurn = lock.newCondition();
+    /** Frames not yet (fully) written, as buffers in send order; non-empty only while the turn is taken. */
+    private final ArrayDeque<ByteBuffer> queue = new ArrayDeque<>(); // guarded by lock
+    /** Bytes queued, including those the writer has taken and not yet written. */
+    private long queuedBytes; // guarded by lock
+    private Turn turn = Turn.IDLE; // guarded by lock
+    private boolean closeWhenFlushed; // guarded by lock
+    private final long maxQueuedBytes;
     private final List<Runnable> closeHooks = new ArrayList<>();
     /** The hard close that {@link #closeAfterFlush()} schedules; cancelled once closed. */
     private volatile java.util.concurrent.ScheduledFuture<?> forcedClose;
@@ -64,9 +96,14 @@ public final class Connection implements AutoCloseable {
 
     /** {@code threads} makes the writer thread (virtual, or platform for the few local clients). */
     public Connection(Transport transport, FrameCodec codec, String peer, Thread.Builder threads) {
+        this(transport, codec, peer, threads, MAX_QUEUED_BYTES);
+    }
+
+    Connection(Transport transport, FrameCodec codec, String peer, Thread.Builder threads, long maxQueuedBytes) {
         this.transport = transport;
         this.codec = codec;
         this.peer = peer;
+        this.maxQueuedBytes = maxQueuedBytes;
         this.in = new BufferedInputStream(new TransportInput(transport), 64 * 1024);
         threads.name("writer " + peer).start(this::writeLoop);
     }
@@ -80,17 +117,80 @@ public final class Connection implements AutoCloseable {
         return codec.decode(in);
     }
 
-    /** Queues a frame for sending; silently dropped once the connection is closed. */
+    /**
+     * Sends a frame: written at once by this thread when the socket is free and takes it
+     * without waiting, else queued for the writer thread. Never waits for the peer;
+     * silently dropped once the connection is closed or closing.
+     */
     public void send(Frame frame) {
         if (!open.get()) return;
-        byte[] bytes = FrameCodec.encode(frame);
-        if (queuedBytes.addAndGet(bytes.length) > MAX_QUEUED_BYTES) {
-            LOG.warning("closing " + peer + ": it stopped reading and " + queuedBytes.get()
-                    + " bytes are queued for it (limit " + MAX_QUEUED_BYTES + ")");
+        ByteBuffer[] bytes = FrameCodec.encodeBuffers(frame);
+        lock.lock();
+        try {
+            if (!open.get() || closeWhenFlushed) return;
+            // An interrupted thread must not touch the channel: NIO would close it (interruptible channel).
+            if (turn != Turn.IDLE || !transport.canWriteNow() || Thread.currentThread().isInterrupted()) {
+                if (enqueue(bytes)) return;
+                bytes = null; // over the limit
+            } else {
+                turn = Turn.DIRECT;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (bytes != null) writeDirect(bytes);
+        else overflow();
+    }
+
+    /** Holding the DIRECT turn: one non-blocking write, then the turn goes back or to the writer. */
+    private void writeDirect(ByteBuffer[] bytes) {
+        try {
+            transport.writeNow(bytes);
+        } catch (IOException e) {
+            LOG.fine(() -> "write to " + peer + " failed: " + e.getMessage());
             close();
             return;
         }
-        outbound.add(bytes);
+        lock.lock();
+        try {
+            for (int i = bytes.length - 1; i >= 0; i--) {
+                if (!bytes[i].hasRemaining()) break;
+                queue.addFirst(bytes[i]);
+                queuedBytes += bytes[i].remaining();
+            }
+            if (queue.isEmpty() && !closeWhenFlushed) turn = Turn.IDLE;
+            else handToWriter();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: queues one frame's buffers and makes sure someone holds the turn; false if over the limit. */
+    private boolean enqueue(ByteBuffer[] bytes) {
+        long size = Transport.remaining(bytes);
+        if (queuedBytes + size > maxQueuedBytes) return false;
+        for (ByteBuffer b : bytes) queue.addLast(b);
+        queuedBytes += size;
+        if (turn == Turn.IDLE) handToWriter();
+        return true;
+    }
+
+    private void handToWriter() {
+        turn = Turn.WRITER;
+        writerTurn.signal();
+    }
+
+    private void overflow() {
+        long queued;
+        lock.lock();
+        try {
+            queued = queuedBytes;
+        } finally {
+            lock.unlock();
+        }
+        LOG.warning("closing " + peer + ": it stopped reading and " + queued + " bytes are queued for it (limit "
+                + maxQueuedBytes + ")");
+        close();
     }
 
     public boolean isOpen() {
@@ -109,13 +209,20 @@ public final class Connection implements AutoCloseable {
     }
 
     /**
-     * Sends what is queued, then closes; a peer that does not read within
-     * {@link #FLUSH_GRACE_MILLIS} is cut off anyway.
+     * Sends what is queued, then closes; frames sent after this are dropped. A peer that
+     * does not read within {@link #FLUSH_GRACE_MILLIS} is cut off anyway.
      */
     public void closeAfterFlush() {
-        if (!open.get() || forcedClose != null) return;
-        outbound.add(CLOSE_MARKER);
+        lock.lock();
+        try {
+            if (!open.get() || closeWhenFlushed) return;
+            closeWhenFlushed = true;
+            if (turn == Turn.IDLE) handToWriter();
+        } finally {
+            lock.unlock();
+        }
         forcedClose = TIMERS.schedule(this::close, FLUSH_GRACE_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        if (!open.get()) forcedClose.cancel(false);
     }
 
     /**
@@ -134,7 +241,14 @@ public final class Connection implements AutoCloseable {
             hooks = new ArrayList<>(closeHooks);
             closeHooks.clear();
         }
-        outbound.add(CLOSE_MARKER);
+        lock.lock();
+        try {
+            queue.clear();
+            queuedBytes = 0;
+            writerTurn.signal();
+        } finally {
+            lock.unlock();
+        }
         transport.close();
         var pending = forcedClose;
         if (pending != null) pending.cancel(false);
@@ -147,35 +261,42 @@ public final class Connection implements AutoCloseable {
         }
     }
 
+    /** The writer thread: waits for the WRITER turn, drains the queue in batches, gives the turn back. */
     private void writeLoop() {
-        List<byte[]> batch = new ArrayList<>();
+        List<ByteBuffer> batch = new ArrayList<>();
         try {
             while (true) {
-                batch.clear();
-                batch.add(outbound.take());
-                outbound.drainTo(batch, 256);
-                boolean closeAfter = false;
-                List<ByteBuffer> buffers = new ArrayList<>(batch.size());
-                for (byte[] b : batch) {
-                    if (b == CLOSE_MARKER) {
-                        closeAfter = true;
-                        break;
+                lock.lock();
+                try {
+                    while (turn != Turn.WRITER && open.get()) writerTurn.await();
+                    if (!open.get()) return;
+                    batch.clear();
+                    for (ByteBuffer b; batch.size() < BATCH && (b = queue.pollFirst()) != null; ) batch.add(b);
+                    if (batch.isEmpty()) {
+                        if (closeWhenFlushed) break;
+                        turn = Turn.IDLE;
+                        continue;
                     }
-                    buffers.add(ByteBuffer.wrap(b));
+                } finally {
+                    lock.unlock();
                 }
-                ByteBuffer[] array = buffers.toArray(ByteBuffer[]::new);
-                long total = 0;
-                for (ByteBuffer b : array) total += b.remaining();
-                transport.write(array);
-                queuedBytes.addAndGet(-total);
-                if (closeAfter) break;
+                ByteBuffer[] buffers = batch.toArray(ByteBuffer[]::new);
+                long total = Transport.remaining(buffers);
+                transport.write(buffers);
+                lock.lock();
+                try {
+                    queuedBytes -= total;
+                } finally {
+                    lock.unlock();
+                }
             }
         } catch (IOException e) {
             LOG.fine(() -> "write to " + peer + " failed: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            close();
         }
-        close();
     }
 
     /** InputStream over a transport. */

@@ -15,7 +15,7 @@ import java.util.logging.Logger;
 
 /**
  * Accepts connections on one unix or TCP address. One platform thread accepts; each
- * connection is handed to {@code handler} on its own virtual thread. A permit of
+ * connection is handed to {@code handler} on its own thread ({@link #threads()}). A permit of
  * {@code maxConnections} is taken before accept and released when the connection closes,
  * so a flood of connections waits in the kernel's backlog instead of exhausting fds.
  */
@@ -134,9 +134,18 @@ public final class Listener implements AutoCloseable {
                     permits.release();
                     throw e;
                 }
-                String peer = name.startsWith("unix") ? "unix-client" : String.valueOf(channel.getRemoteAddress());
-                if (!name.startsWith("unix")) channel.socket().setTcpNoDelay(true);
-                Connection connection = new Connection(Transport.of(channel), codec, peer, threads());
+                boolean unix = name.startsWith("unix");
+                String peer = unix ? "unix-client" : String.valueOf(channel.getRemoteAddress());
+                if (!unix) channel.socket().setTcpNoDelay(true);
+                Connection connection;
+                try {
+                    connection = new Connection(unix ? Transport.nonBlocking(channel) : Transport.of(channel),
+                            codec, peer, threads());
+                } catch (IOException e) {
+                    channel.close();
+                    permits.release();
+                    throw e;
+                }
                 threads().name("conn " + peer).start(() -> serve(connection));
             } catch (ClosedChannelException e) {
                 return;
@@ -150,9 +159,10 @@ public final class Listener implements AutoCloseable {
 
     /**
      * Threads for one connection's reader and writer. The unix socket serves a handful of
-     * local clients whose calls are latency-bound: platform threads there read and wake with
-     * plain syscalls, without the virtual-thread poller's extra hop (docs/PERFORMANCE.md).
-     * TCP serves node links, possibly a thousand: virtual threads.
+     * local clients whose calls are latency-bound: platform threads there wait in their own
+     * selector, without the virtual-thread poller's extra hop, and the channel is
+     * non-blocking so that senders write to it directly (Connection). TCP serves node
+     * links, possibly a thousand: virtual threads, blocking channels, queued writes.
      */
     private Thread.Builder threads() {
         return name.startsWith("unix") ? Thread.ofPlatform().daemon().stackSize(256 * 1024) : Thread.ofVirtual();

@@ -12,10 +12,38 @@ import java.nio.channels.SocketChannel;
  * socket (TLS). One thread reads while another writes; both are safe concurrently.
  */
 public interface Transport extends AutoCloseable {
+    /** Reads at least one byte, waiting for it; -1 at the end of the stream. */
     int read(byte[] b, int off, int len) throws IOException;
 
-    /** Writes every remaining byte of {@code buffers}. */
+    /** Writes every remaining byte of {@code buffers}, waiting for the peer as long as it takes. */
     void write(ByteBuffer[] buffers) throws IOException;
+
+    /** Whether {@link #writeNow} is supported: true only for {@link #nonBlocking} channels. */
+    default boolean canWriteNow() {
+        return false;
+    }
+
+    /**
+     * Writes what the socket takes at once, never waiting for the peer; returns the number
+     * of bytes written (possibly 0) and advances the buffers by as much.
+     */
+    default long writeNow(ByteBuffer[] buffers) throws IOException {
+        throw new UnsupportedOperationException("this transport only writes blocking");
+    }
+
+    static long remaining(ByteBuffer[] buffers) {
+        long n = 0;
+        for (ByteBuffer b : buffers) n += b.remaining();
+        return n;
+    }
+
+    /**
+     * A channel switched to non-blocking mode: reads and waiting writes use selectors, and
+     * any thread may {@link #writeNow} (the unix socket's local clients).
+     */
+    static Transport nonBlocking(SocketChannel channel) throws IOException {
+        return new NonBlockingChannel(channel);
+    }
 
     @Override
     void close();
@@ -30,8 +58,7 @@ public interface Transport extends AutoCloseable {
 
             @Override
             public void write(ByteBuffer[] buffers) throws IOException {
-                long remaining = 0;
-                for (ByteBuffer b : buffers) remaining += b.remaining();
+                long remaining = remaining(buffers);
                 while (remaining > 0) remaining -= channel.write(buffers);
             }
 

@@ -1,0 +1,120 @@
+package beam.connection;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A {@link Transport} over a socket channel in non-blocking mode, so that any thread can
+ * offer bytes with {@link #writeNow} without ever waiting for the peer. The two blocking
+ * operations wait on a selector of their own: {@link #read} (the connection's reader) for
+ * readability, {@link #write} (the connection's writer thread) for writability. The write
+ * selector is opened on first need, since most connections never fill their socket buffer.
+ * {@link #close} closes the channel and both selectors, which wakes either waiter.
+ */
+final class NonBlockingChannel implements Transport {
+    private final SocketChannel channel;
+    private final Selector readable;
+    private Selector writable; // guarded by this
+    private boolean closed; // guarded by this
+    /** The last read returned less than asked for (reader thread only). */
+    private boolean drained;
+
+    NonBlockingChannel(SocketChannel channel) throws IOException {
+        this.channel = channel;
+        channel.configureBlocking(false);
+        this.readable = Selector.open();
+        try {
+            channel.register(readable, SelectionKey.OP_READ);
+        } catch (IOException | RuntimeException e) {
+            readable.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        ByteBuffer into = ByteBuffer.wrap(b, off, len);
+        // After a short read the socket is most likely empty: wait first rather than make a
+        // read that fails with EAGAIN (one syscall less per frame in request/response traffic).
+        if (drained) await(readable);
+        while (true) {
+            int n = channel.read(into);
+            if (n != 0) {
+                drained = n < len;
+                return n;
+            }
+            await(readable);
+        }
+    }
+
+    @Override
+    public boolean canWriteNow() {
+        return true;
+    }
+
+    @Override
+    public long writeNow(ByteBuffer[] buffers) throws IOException {
+        long total = 0;
+        long n;
+        do {
+            n = channel.write(buffers);
+            total += n;
+        } while (n > 0 && Transport.remaining(buffers) > 0);
+        return total;
+    }
+
+    @Override
+    public void write(ByteBuffer[] buffers) throws IOException {
+        while (true) {
+            writeNow(buffers);
+            if (Transport.remaining(buffers) == 0) return;
+            await(writeSelector());
+        }
+    }
+
+    private synchronized Selector writeSelector() throws IOException {
+        if (closed) throw new AsynchronousCloseException();
+        if (writable == null) {
+            writable = Selector.open();
+            channel.register(writable, SelectionKey.OP_WRITE);
+        }
+        return writable;
+    }
+
+    /** Waits until {@code selector} reports its one channel ready; throws once closed. */
+    private void await(Selector selector) throws IOException {
+        try {
+            selector.select();
+            selector.selectedKeys().clear();
+        } catch (ClosedSelectorException e) {
+            throw new AsynchronousCloseException();
+        }
+        if (!channel.isOpen()) throw new AsynchronousCloseException();
+    }
+
+    @Override
+    public void close() {
+        Selector w;
+        synchronized (this) {
+            closed = true;
+            w = writable;
+        }
+        // The fd is released when the last selector lets go of the closed channel.
+        quietly(channel);
+        quietly(readable);
+        if (w != null) quietly(w);
+    }
+
+    private static void quietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+    }
+}
