@@ -60,7 +60,7 @@ def train(java, jar, python):
     cache, meta = aotcache.paths(jar)
     tmp = tempfile.mkdtemp(prefix="beam-aot.")
     out = os.path.join(tmp, "beam.aot")
-    flags = [f for f in launcher.JVM_FLAGS if not f.startswith("-Xshare")]
+    flags = aotcache.training_flags()
     cmd = [java, *flags, f"-XX:AOTCacheOutput={out}", "-cp", jar, launcher.MAIN_CLASS, "start", "--block",
            "--notify-ready", "--head", "--port", "0", "--num-cpus", "2", "--num-gpus", "0", "--temp-dir", tmp]
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "RAY_ADDRESS")}

@@ -85,6 +85,12 @@ def test_aot_cache_is_used_only_for_its_own_java_and_jar(tmp_path, monkeypatch):
     cmd = launcher.command(["stop"])
     assert f"-XX:AOTCache={cache}" in cmd and "-Xshare:auto" not in cmd  # the JVM refuses both
     assert aotcache.usable(other_java, str(jar)) is None  # another java
+    monkeypatch.setattr(launcher, "JVM_FLAGS", [*launcher.JVM_FLAGS, "-Xss512k"])
+    assert aotcache.usable(java, str(jar)) is None  # trained under other JVM flags
+    monkeypatch.undo()
+    monkeypatch.setenv("BEAM_JAR", str(jar))
+    monkeypatch.setenv("BEAM_JAVA", java)
+    assert aotcache.usable(java, str(jar)) == cache
     jar.write_bytes(b"PK two")  # same size, other bytes
     assert aotcache.usable(java, str(jar)) is None
     assert launcher.command(["stop"])[1:1 + len(launcher.JVM_FLAGS)] == launcher.JVM_FLAGS

@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import re
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 MIN_JAVA = 25  # -XX:AOTCache / -XX:AOTCacheOutput
 
@@ -50,7 +50,16 @@ def describe(java: str, jar: str) -> Dict[str, object]:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return {"java": os.path.relpath(os.path.realpath(java), folder), "java_version": java_version(java),
-            "jar_size": os.path.getsize(jar), "jar_sha256": digest.hexdigest()}
+            "jar_size": os.path.getsize(jar), "jar_sha256": digest.hexdigest(), "jvm_flags": training_flags()}
+
+
+def training_flags() -> List[str]:
+    """The launcher's JVM flags that the cache is trained under (all but the CDS switch, which
+    the cache replaces). Part of the description: what the cache holds (classes, and how much
+    of each was compiled and profiled) depends on them, so new flags mean a new cache."""
+    from ray._beam import launcher  # here: launcher imports this module
+
+    return [f for f in launcher.JVM_FLAGS if not f.startswith("-Xshare")]
 
 
 def usable(java: str, jar: str) -> Optional[str]:

@@ -26,12 +26,12 @@ from ray._beam import aotcache
 MIN_JAVA = 21
 # The same flags for the CLI and the daemon (measurements: docs/PERFORMANCE.md, "JVM start-up
 # options"): Serial GC and a small heap (4 MiB first, 1.5 MiB young generation: start-up garbage
-# touches fresh pages of whatever young generation there is); C1 only, compiling after 10x the
+# touches fresh pages of whatever young generation there is); C1 only, compiling after 3x the
 # usual invocation counts: C2 and eager compiling during start-up left ~6 MiB of compiler arenas
 # and code behind at idle, and on 2 cores C2's compile bursts showed in the p99 of calls; the
 # JDK's CDS, replaced by beam's AOT cache where one fits (jvm_flags).
 JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1536k", "-XX:TieredStopAtLevel=1",
-             "-XX:CompileThresholdScaling=10", "-Xshare:auto"]
+             "-XX:CompileThresholdScaling=3", "-Xshare:auto"]
 MAIN_CLASS = "beam.cli.Main"
 READY, OUT, ERR = b"BEAM-READY", b"OUT ", b"ERR "  # beam.cli.ReadyReport
 
