@@ -153,6 +153,7 @@ public final class Connection implements AutoCloseable {
         }
         lock.lock();
         try {
+            if (!open.get()) return; // closed meanwhile: the queue stays empty
             for (int i = bytes.length - 1; i >= 0; i--) {
                 if (!bytes[i].hasRemaining()) break;
                 queue.addFirst(bytes[i]);
