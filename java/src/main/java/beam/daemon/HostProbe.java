@@ -39,7 +39,16 @@ final class HostProbe {
         return ids;
     }
 
+    /** Detected once per process: start-up asks several times, and nvidia-smi can take a second. */
+    private static volatile Integer detectedGpus;
+
     private static int detectGpuCount() {
+        Integer n = detectedGpus;
+        if (n == null) detectedGpus = n = probeGpuCount();
+        return n;
+    }
+
+    private static int probeGpuCount() {
         String[] devs = new java.io.File("/dev").list((d, name) -> NVIDIA_DEVICE.matcher(name).matches());
         if (devs != null && devs.length > 0) return devs.length;
         try {
