@@ -42,12 +42,30 @@ BENCH_JAR = os.path.join(ROOT, ".bench", "beam.jar")
 def snapshot_jar():
     """A private copy of the daemon jar for this run (through BEAM_JAR): a rebuild that rewrites
     python/ray/_beam/lib/beam.jar in place while a daemon runs would pull classes out from under
-    it, and would invalidate class archives trained on it."""
+    it, and would invalidate class archives trained on it. beam's AOT cache comes along when it
+    fits the java this run uses (it is valid for the same jar bytes anywhere; its description
+    names the jar's folder-relative java, so it is written anew for the copy)."""
     os.makedirs(os.path.dirname(BENCH_JAR), exist_ok=True)
     tmp = BENCH_JAR + ".tmp"
     shutil.copyfile(BUILT_JAR, tmp)
     os.replace(tmp, BENCH_JAR)
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from ray._beam import aotcache  # stdlib only; does not import the ray package's client
+    java = os.environ.get("BEAM_JAVA") or find_java()
+    built_cache, _ = aotcache.paths(BUILT_JAR)
+    cache, meta = aotcache.paths(BENCH_JAR)
+    for stale in (cache, meta):
+        if os.path.exists(stale):
+            os.remove(stale)
+    if aotcache.usable(java, BUILT_JAR):
+        shutil.copyfile(built_cache, cache)
+        with open(meta, "w") as f:
+            json.dump(aotcache.describe(java, BENCH_JAR), f, indent=1)
+    else:
+        log(f"note: no AOT cache for {java} beside {BUILT_JAR} (./dev build makes one); beam starts without it")
     return BENCH_JAR
+
+
 JOIN_IP = "127.0.0.2"
 
 
