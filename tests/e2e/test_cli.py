@@ -118,6 +118,12 @@ def test_stop_leaves_no_process(clusters):
         assert done.returncode == 0, done.stderr
         # `ray stop` has returned: everything must already be gone (2 s of slack for reaping).
         assert_no_processes(base, [daemon, *actors], within=2.0, what="`ray stop`")
+        # The daemon logged its last line (no logging torn down under it: that printed a
+        # NullPointerException per line to its stderr log)
+        with open(os.path.join(base, "session_latest", "logs", "beamd.log")) as f:
+            assert f.read().rstrip().endswith("beam daemon stopped")
+        with open(os.path.join(base, "beamd-stderr.log")) as f:
+            assert "Exception" not in f.read()
     finally:
         finish(driver)
 

@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
             DoctorCommand.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
+        System.setProperty("java.util.logging.manager", DaemonLogging.KeepHandlersAtExit.class.getName());
         // a daemon launched by `ray start` reports to its launcher (before picocli takes System.err)
         if (args.length > 0 && args[0].equals("start") && java.util.List.of(args).contains("--notify-ready")) {
             ReadyReport.begin();

@@ -177,7 +177,10 @@ public final class StartCommand implements Callable<Integer> {
             System.err.println("beam: could not start: " + why);
             return 1;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(daemon::shutdown, "shutdown-hook"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            daemon.shutdown();
+            DaemonLogging.close();
+        }, "shutdown-hook"));
         printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead());
         if (notifyReady) ReadyReport.ready(session.logsDir().resolve("beamd.out"));
         daemon.awaitStopped();
