@@ -30,6 +30,8 @@ public final class Listener implements AutoCloseable {
     private final Semaphore permits;
     private final String name;
     private final Thread acceptThread;
+    /** The current wait between failed accepts (accept thread only; 0 after a success). */
+    private long backoffMillis;
 
     private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections,
                      Consumer<Connection> handler, String name) {
@@ -44,8 +46,8 @@ public final class Listener implements AutoCloseable {
         this.handler = handler;
         this.permits = new Semaphore(maxConnections);
         this.name = name;
-        this.acceptThread = Thread.ofPlatform().daemon().name("accept " + name)
-                .unstarted(tlsServer == null ? this::acceptLoop : this::acceptTlsLoop);
+        Runnable loop = tlsServer == null ? this::acceptLoop : this::acceptTlsLoop;
+        this.acceptThread = Thread.ofPlatform().daemon().name("accept " + name).unstarted(() -> guarded(loop));
     }
 
     public static Listener unix(java.nio.file.Path path, FrameCodec codec, int maxConnections,
@@ -117,9 +119,11 @@ public final class Listener implements AutoCloseable {
                 });
             } catch (InterruptedException e) {
                 return;
-            } catch (IOException e) {
-                if (!tlsServer.isClosed()) LOG.log(Level.WARNING, "accept failed on " + name, e);
+            } catch (IOException | RuntimeException e) {
+                if (tlsServer.isClosed() || !backOff(e)) return;
+                continue;
             }
+            backoffMillis = 0;
         }
     }
 
@@ -127,33 +131,72 @@ public final class Listener implements AutoCloseable {
         while (server.isOpen()) {
             try {
                 permits.acquire();
-                SocketChannel channel;
+                boolean handedOver = false;
+                SocketChannel channel = null;
                 try {
                     channel = server.accept();
-                } catch (IOException e) {
-                    permits.release();
-                    throw e;
-                }
-                boolean unix = name.startsWith("unix");
-                String peer = unix ? "unix-client" : String.valueOf(channel.getRemoteAddress());
-                if (!unix) channel.socket().setTcpNoDelay(true);
-                Connection connection;
-                try {
-                    connection = new Connection(unix ? Transport.nonBlocking(channel) : Transport.of(channel),
+                    boolean unix = name.startsWith("unix");
+                    String peer = unix ? "unix-client" : String.valueOf(channel.getRemoteAddress());
+                    if (!unix) channel.socket().setTcpNoDelay(true);
+                    Connection connection = new Connection(unix ? Transport.nonBlocking(channel) : Transport.of(channel),
                             codec, peer, threads());
-                } catch (IOException e) {
-                    channel.close();
-                    permits.release();
-                    throw e;
+                    threads().name("conn " + peer).start(() -> serve(connection));
+                    handedOver = true;
+                } finally {
+                    if (!handedOver) {
+                        if (channel != null) closeQuietly(channel);
+                        permits.release();
+                    }
                 }
-                threads().name("conn " + peer).start(() -> serve(connection));
-            } catch (ClosedChannelException e) {
+            } catch (ClosedChannelException | InterruptedException e) {
                 return;
-            } catch (InterruptedException e) {
-                return;
-            } catch (IOException e) {
-                if (server.isOpen()) LOG.log(Level.WARNING, "accept failed on " + name, e);
+            } catch (IOException | RuntimeException e) {
+                if (!server.isOpen() || !backOff(e)) return;
+                continue;
             }
+            backoffMillis = 0;
+        }
+    }
+
+    /**
+     * After an accept failed while the listener is open: most causes clear up by themselves
+     * (too many open files, until a connection closes), so wait and retry, doubling the wait
+     * from 10 ms up to 1 s; logged when a streak starts and at every 1 s wait, so a lasting
+     * problem stays visible without flooding the log. False if interrupted (closing).
+     */
+    private boolean backOff(Exception e) {
+        backoffMillis = backoffMillis == 0 ? 10 : Math.min(backoffMillis * 2, 1_000);
+        if (backoffMillis == 10 || backoffMillis == 1_000) {
+            LOG.warning("accept failed on " + name + " (" + e + "); retrying in " + backoffMillis + " ms");
+        }
+        try {
+            Thread.sleep(backoffMillis);
+            return true;
+        } catch (InterruptedException ie) {
+            return false;
+        }
+    }
+
+    /**
+     * Runs an accept loop; an Error in it (out of memory, say) means this daemon can take no
+     * more connections, so it says so and exits (its shutdown stops the actors) rather than
+     * live on deaf.
+     */
+    private void guarded(Runnable loop) {
+        try {
+            loop.run();
+        } catch (Error e) {
+            LOG.log(Level.SEVERE, "the accept thread of " + name + " failed (" + e
+                    + "); this daemon can take no more connections and exits", e);
+            System.exit(70);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // already gone
         }
     }
 
