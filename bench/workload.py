@@ -25,6 +25,8 @@ import time
 T_IMPORT = time.perf_counter()
 import ray  # noqa: E402
 
+from bench import cpu_seconds  # noqa: E402  (bench/ is this script's directory; stdlib only)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -226,21 +228,6 @@ def cmd_calls(args):
     emit(res)
 
 
-def _cpu_s(pids):
-    """utime + stime of pids, in seconds (from /proc/PID/stat, clock ticks)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                st = f.read()
-            fields = st[st.rindex(")") + 2:].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, ValueError):
-            pass
-    return total / tick
-
-
 def _switches(pids):
     """Context switches (voluntary + involuntary) summed over every thread of pids."""
     total = 0
@@ -273,9 +260,9 @@ def cmd_cpu(args):
     def measure(name, n, fn):
         fn(min(n, 200))  # warm-up
         sw0 = [_switches(me), _switches(wpids), _switches(cluster)]
-        before = (_cpu_s(me), _cpu_s(wpids), _cpu_s(cluster), time.perf_counter())
+        before = (cpu_seconds(me), cpu_seconds(wpids), cpu_seconds(cluster), time.perf_counter())
         fn(n)
-        after = (_cpu_s(me), _cpu_s(wpids), _cpu_s(cluster), time.perf_counter())
+        after = (cpu_seconds(me), cpu_seconds(wpids), cpu_seconds(cluster), time.perf_counter())
         sw1 = [_switches(me), _switches(wpids), _switches(cluster)]
         d = [(a - b) / n * 1e6 for a, b in zip(after, before)]
         sw = [(a - b) / n for a, b in zip(sw1, sw0)]
