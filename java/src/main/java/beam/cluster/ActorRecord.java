@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.codec.Frame;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
@@ -27,7 +28,7 @@ public final class ActorRecord {
     public enum State { PENDING, STARTING, ALIVE, DEAD }
 
     /** A call waiting to be delivered, or delivered and waiting for its result. */
-    record Call(String oid, ObjectNode header, byte[] payload, Client caller) {
+    record Call(String oid, String method, Frame frame, Client caller) {
     }
 
     final String id;

@@ -98,7 +98,8 @@ public final class Cluster {
         }
     }
 
-    public synchronized void call(Client caller, String actorId, String oid, ObjectNode header, byte[] payload) {
+    /** A call to {@code actorId}; {@code frame} is the caller's, forwarded as it is when it is a plain call. */
+    public synchronized void call(Client caller, String actorId, String oid, String method, Frame frame) {
         ActorRecord actor = actors.get(actorId);
         if (actor == null && tombstones.containsKey(actorId)) {
             caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", tombstones.get(actorId)));
@@ -111,17 +112,21 @@ public final class Cluster {
         }
         switch (actor.state) {
             case DEAD -> caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", actor.deathMessage));
-            case PENDING, STARTING -> actor.queued.add(new ActorRecord.Call(oid, header, payload, caller));
-            case ALIVE -> deliver(actor, new ActorRecord.Call(oid, header, payload, caller));
+            case PENDING, STARTING -> actor.queued.add(new ActorRecord.Call(oid, method, frame, caller));
+            case ALIVE -> deliver(actor, new ActorRecord.Call(oid, method, frame, caller));
         }
     }
 
     private void deliver(ActorRecord actor, ActorRecord.Call call) {
         actor.inFlight.put(call.oid(), call.caller());
+        if (call.frame().relay() != null) { // a plain call: the worker reads the same fields
+            actor.worker.push(call.frame());
+            return;
+        }
         ObjectNode h = Frames.header("call");
         h.put("oid", call.oid());
-        h.set("method", call.header().get("method"));
-        actor.worker.push(new Frame(h, call.payload()));
+        h.put("method", call.method());
+        actor.worker.push(new Frame(h, call.frame().payload()));
     }
 
     public synchronized void kill(String actorId) throws RequestException {

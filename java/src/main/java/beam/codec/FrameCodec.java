@@ -29,7 +29,11 @@ public final class FrameCodec {
         return limits;
     }
 
-    /** Encodes a frame; {@code plen} is set from the payload (and removed when it is empty). */
+    /**
+     * Encodes a frame; {@code plen} is set from the payload (and removed when it is empty). A
+     * relayable frame ({@link Frame#relay()}) whose tree was never built is written with the
+     * header bytes it came with.
+     */
     public static byte[] encode(Frame frame) {
         ByteBuffer[] parts = encodeBuffers(frame);
         ByteBuffer buf = ByteBuffer.allocate(parts[0].remaining() + frame.payload().length);
@@ -42,6 +46,8 @@ public final class FrameCodec {
      * the length prefix and header, then (when not empty) the payload array itself.
      */
     public static ByteBuffer[] encodeBuffers(Frame frame) {
+        byte[] received = frame.wireHeader();
+        if (received != null) return withPayload(ByteBuffer.wrap(received), frame);
         ObjectNode header = frame.header();
         if (frame.payload().length > 0) header.put("plen", frame.payload().length);
         else header.remove("plen");
@@ -51,7 +57,14 @@ public final class FrameCodec {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("header not serializable", e);
         }
-        ByteBuffer head = ByteBuffer.allocate(4 + json.length).putInt(json.length).put(json).flip();
+        return withPayload(prefixed(json), frame);
+    }
+
+    private static ByteBuffer prefixed(byte[] json) {
+        return ByteBuffer.allocate(4 + json.length).putInt(json.length).put(json).flip();
+    }
+
+    private static ByteBuffer[] withPayload(ByteBuffer head, Frame frame) {
         if (frame.payload().length == 0) return new ByteBuffer[] {head};
         return new ByteBuffer[] {head, ByteBuffer.wrap(frame.payload())};
     }
@@ -66,30 +79,39 @@ public final class FrameCodec {
         DataInputStream data = in instanceof DataInputStream d ? d : new DataInputStream(in);
         int first = data.read();
         if (first < 0) return null;
-        byte[] rest = new byte[3];
-        readFully(data, rest, "frame length");
-        long headerLen = ((long) first << 24) | ((rest[0] & 0xffL) << 16) | ((rest[1] & 0xffL) << 8) | (rest[2] & 0xffL);
+        byte[] wire = new byte[4];
+        wire[0] = (byte) first;
+        readFully(data, wire, 1, 3, "frame length");
+        long headerLen = ((long) first << 24) | ((wire[1] & 0xffL) << 16) | ((wire[2] & 0xffL) << 8) | (wire[3] & 0xffL);
         if (headerLen == 0) throw new FrameException("frame header length is 0");
         if (headerLen > limits.maxHeaderBytes()) {
             throw new FrameException("frame header of " + headerLen + " bytes exceeds the limit of "
                     + limits.maxHeaderBytes() + " bytes (max_header_bytes)");
         }
-        byte[] headerBytes = new byte[(int) headerLen];
-        readFully(data, headerBytes, "frame header");
-        ObjectNode header = parseHeader(headerBytes);
-        long plen = payloadLength(header);
-        byte[] payload = Frame.NO_PAYLOAD;
-        if (plen > 0) {
-            payload = new byte[(int) plen];
-            readFully(data, payload, "frame payload");
+        // The length prefix and the header in one array: a relayable frame goes out as it came.
+        wire = java.util.Arrays.copyOf(wire, 4 + (int) headerLen);
+        readFully(data, wire, 4, (int) headerLen, "frame header");
+        RelayHeader relay = RelayHeader.scan(wire, 4, (int) headerLen);
+        if (relay != null) {
+            checkPayloadLimit(relay.plen());
+            return Frame.relayable(wire, relay, readPayload(data, relay.plen()));
         }
-        return new Frame(header, payload);
+        ObjectNode header = parseHeader(wire, 4, (int) headerLen);
+        return new Frame(header, readPayload(data, payloadLength(header)));
     }
 
-    private static ObjectNode parseHeader(byte[] bytes) throws FrameException {
+    private static byte[] readPayload(DataInputStream data, long plen) throws IOException, FrameException {
+        if (plen == 0) return Frame.NO_PAYLOAD;
+        byte[] payload = new byte[(int) plen];
+        readFully(data, payload, 0, payload.length, "frame payload");
+        return payload;
+    }
+
+    /** The JSON header in {@code bytes[offset, offset + length)} as a tree, checked to be an object with an op. */
+    static ObjectNode parseHeader(byte[] bytes, int offset, int length) throws FrameException {
         JsonNode node;
         try {
-            node = JSON.readTree(bytes);
+            node = JSON.readTree(JSON.getFactory().createParser(bytes, offset, length));
         } catch (IOException e) {
             throw new FrameException("frame header is not valid JSON");
         }
@@ -106,16 +128,21 @@ public final class FrameCodec {
             throw new FrameException("\"plen\" must be a non-negative integer");
         }
         long value = plen.asLong();
-        if (value > limits.maxPayloadBytes()) {
-            throw new FrameException("payload of " + value + " bytes exceeds the limit of "
-                    + limits.maxPayloadBytes() + " bytes (max_payload_bytes)");
-        }
+        checkPayloadLimit(value);
         return value;
     }
 
-    private static void readFully(DataInputStream in, byte[] into, String what) throws IOException, FrameException {
+    private void checkPayloadLimit(long plen) throws FrameException {
+        if (plen > limits.maxPayloadBytes()) {
+            throw new FrameException("payload of " + plen + " bytes exceeds the limit of "
+                    + limits.maxPayloadBytes() + " bytes (max_payload_bytes)");
+        }
+    }
+
+    private static void readFully(DataInputStream in, byte[] into, int off, int len, String what)
+            throws IOException, FrameException {
         try {
-            in.readFully(into);
+            in.readFully(into, off, len);
         } catch (EOFException e) {
             throw new FrameException("connection closed in the middle of the " + what);
         }

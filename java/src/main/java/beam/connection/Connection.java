@@ -104,7 +104,8 @@ public final class Connection implements AutoCloseable {
         this.codec = codec;
         this.peer = peer;
         this.maxQueuedBytes = maxQueuedBytes;
-        this.in = new BufferedInputStream(new TransportInput(transport), 64 * 1024);
+        // DataInputStream once here, not per frame in FrameCodec.decode
+        this.in = new java.io.DataInputStream(new BufferedInputStream(new TransportInput(transport), 64 * 1024));
         threads.name("writer " + peer).start(this::writeLoop);
     }
 

@@ -89,8 +89,7 @@ final class NonBlockingChannel implements Transport {
     /** Waits until {@code selector} reports its one channel ready; throws once closed. */
     private void await(Selector selector) throws IOException {
         try {
-            selector.select();
-            selector.selectedKeys().clear();
+            selector.select(ready -> { }); // the action form: no selected-key set to fill and clear each time
         } catch (ClosedSelectorException e) {
             throw new AsynchronousCloseException();
         }

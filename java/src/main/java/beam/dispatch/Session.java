@@ -134,7 +134,7 @@ public final class Session implements Client {
     private void handle(Frame frame) {
         Request request;
         try {
-            request = Request.parse(frame.header());
+            request = frame.relay() != null ? Request.of(frame.relay()) : Request.parse(frame.header());
         } catch (BadRequest e) {
             if (e.rid() >= 0) out.send(Frames.error(e.rid(), "ValueError", e.getMessage()));
             else if (frame.header().hasNonNull("oid") && frame.header().get("oid").isTextual()) {
@@ -169,7 +169,7 @@ public final class Session implements Client {
                         OptionsParser.parse(c.rid(), c.options()), frame.payload());
                 out.send(new Frame(Frames.ok(c.rid())));
             }
-            case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), frame.header(), frame.payload());
+            case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), c.method(), frame);
             case Request.Kill k -> {
                 cluster.kill(k.actorId());
                 out.send(new Frame(Frames.ok(k.rid())));
@@ -215,6 +215,10 @@ public final class Session implements Client {
             case Request.ActorFailed r -> cluster.onActorFailed(ownActor(r.actorId()), r.message());
             case Request.Result r -> {
                 if (actorId == null) throw RequestException.value("only actor workers send results");
+                if (frame.relay() != null) { // exactly the fields a driver gets: forward the bytes as they are
+                    cluster.onResult(actorId, r.oid(), frame);
+                    return;
+                }
                 ObjectNode h = frame.header();
                 ObjectNode out = Frames.header("result");
                 out.put("oid", r.oid());

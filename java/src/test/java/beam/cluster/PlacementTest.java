@@ -3,6 +3,7 @@ package beam.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.util.Ids;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -132,7 +133,7 @@ class PlacementTest {
         ObjectNode state = cluster.clusterState();
         assertThat(state.get("available").get("GPU").asDouble()).isEqualTo(10.0);
         String oid = Ids.randomHex(28);
-        cluster.call(driver, actorId, oid, FrameCodec.JSON.createObjectNode().put("method", "m"), new byte[0]);
+        cluster.call(driver, actorId, oid, "m", new Frame(FrameCodec.JSON.createObjectNode().put("method", "m")));
         assertThat(driver.frames("result").getLast().header().get("message").asText())
                 .contains("placement group was removed");
     }
@@ -142,7 +143,7 @@ class PlacementTest {
         String actorId = Ids.randomHex(16);
         cluster.createActor(driver, actorId, "A", null, null, options(null, -1, 1), new byte[0]);
         for (int i = 0; i < 3; i++) {
-            cluster.call(driver, actorId, Ids.randomHex(28), FrameCodec.JSON.createObjectNode().put("method", "m"), new byte[0]);
+            cluster.call(driver, actorId, Ids.randomHex(28), "m", new Frame(FrameCodec.JSON.createObjectNode().put("method", "m")));
         }
         cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"), 1);
         List<String> messages = driver.frames("result").stream().map(f -> f.header().get("message").asText()).toList();
