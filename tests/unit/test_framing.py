@@ -101,3 +101,22 @@ def test_encode_rejects_bad_headers():
         framing.encode_frame({"op": "x", "plen": 5}, b"ab")
     with pytest.raises(framing.FrameError, match="header of"):
         framing.encode_frame({"op": "x", "blob": "a" * (1 << 20)})
+
+
+@pytest.mark.parametrize("method", ["echo", "execute_model", "café", 'a"b\\c', "tab\there", "😀", ""])
+@pytest.mark.parametrize("plen", [0, 1, 123456])
+def test_call_and_result_heads_are_what_encode_parts_makes(method, plen):
+    actor, oid = "ab" * 16, "cd" * 28
+    payload = b"x" * plen
+    want, _ = framing.encode_parts({"op": "call", "actor_id": actor, "method": method, "oid": oid}, payload)
+    assert framing.call_head(actor, method, oid, plen) == want
+    want, _ = framing.encode_parts({"op": "result", "oid": oid, "status": method}, payload)
+    assert framing.result_head(oid, method, plen) == want
+
+
+@pytest.mark.parametrize("bad", ['ab"cd', "ab cd", "é1", ""])
+def test_call_head_refuses_ids_that_are_not_hex(bad):
+    with pytest.raises(framing.FrameError, match="not hex"):
+        framing.call_head(bad, "m", "cd" * 28, 1)
+    with pytest.raises(framing.FrameError, match="not hex"):
+        framing.result_head(bad, "ok", 1)

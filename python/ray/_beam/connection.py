@@ -198,13 +198,26 @@ class Connection:
         except OSError:
             pass
 
-    def _write(self, header: dict, payload: bytes) -> None:
+    def send_head(self, op: str, head: bytes, payload: bytes) -> None:
+        """Send a one-way frame whose length prefix and header are already encoded
+        (``framing.call_head``, ``framing.result_head``)."""
+        if self._closed is not None:
+            raise ConnectionError(self._closed)
+        self._check_size(op, payload)
+        self._write_parts(head, payload)
+
+    def _check_size(self, op: str, payload: bytes) -> None:
         if len(payload) > self.max_payload_bytes:
             raise ValueError(
-                f"'{header.get('op')}' would send {len(payload)} bytes, above the beam daemon's limit of "
+                f"'{op}' would send {len(payload)} bytes, above the beam daemon's limit of "
                 f"{self.max_payload_bytes} bytes per message (max_payload_bytes). Pass less data per call, or "
                 f"start the cluster with `ray start --max-payload-bytes N`.")
-        head, body = framing.encode_parts(header, payload)
+
+    def _write(self, header: dict, payload: bytes) -> None:
+        self._check_size(header.get("op"), payload)
+        self._write_parts(*framing.encode_parts(header, payload))
+
+    def _write_parts(self, head: bytes, body: bytes) -> None:
         if body and len(body) <= _COALESCE_BYTES:  # one syscall for the common small frame
             head, body = head + body, b""
         try:

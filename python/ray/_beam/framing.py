@@ -9,6 +9,7 @@ hostile or corrupt length can never make us allocate a gigabyte by accident.
 
 from __future__ import annotations
 
+import functools
 import json
 import struct
 from typing import Callable, Tuple
@@ -42,6 +43,39 @@ def encode_parts(header: dict, payload: bytes = b"") -> Tuple[bytes, bytes]:
     """Like encode_frame but returns (prefix+header, payload) so a big payload is not copied."""
     head, payload = _prepare(header, payload)
     return _LEN.pack(len(head)) + head, payload
+
+
+# The two frames of every actor call, formatted directly instead of through json.dumps (about
+# 10 us less per call in the driver and in the worker). Each returns exactly the bytes
+# encode_parts returns for the same header dict; tests/unit/test_framing.py checks that.
+
+def call_head(actor_id: str, method: str, oid: str, plen: int) -> bytes:
+    """Length prefix and header of ``{"op": "call", "actor_id", "method", "oid"}`` + plen."""
+    return _plain(b'{"op":"call","actor_id":"%b","method":%b,"oid":"%b"' % (_hex(actor_id), _json_str(method), _hex(oid)), plen)
+
+
+def result_head(oid: str, status: str, plen: int) -> bytes:
+    """Length prefix and header of ``{"op": "result", "oid", "status"}`` + plen."""
+    return _plain(b'{"op":"result","oid":"%b","status":%b' % (_hex(oid), _json_str(status)), plen)
+
+
+def _plain(head: bytes, plen: int) -> bytes:
+    head = head + (b',"plen":%d}' % plen if plen else b"}")
+    if len(head) > MAX_HEADER_BYTES:
+        raise FrameError(f"header of {len(head)} bytes exceeds the limit of {MAX_HEADER_BYTES} bytes")
+    return _LEN.pack(len(head)) + head
+
+
+def _hex(s: str) -> bytes:
+    if not (s.isascii() and s.isalnum()):  # ids are hex: nothing in them needs a JSON escape
+        raise FrameError(f"id {s!r} is not hex")
+    return s.encode("ascii")
+
+
+@functools.lru_cache(maxsize=4096)
+def _json_str(s: str) -> bytes:
+    """A method name or status as a JSON string; few distinct ones, so they are cached."""
+    return json.dumps(s, ensure_ascii=False).encode("utf-8")
 
 
 def _prepare(header: dict, payload) -> Tuple[bytes, bytes]:

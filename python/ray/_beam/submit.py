@@ -19,7 +19,7 @@ from collections import deque
 from typing import Deque, Dict, List
 
 
-from ray._beam import pickling
+from ray._beam import framing, pickling
 from ray._beam import ids
 from ray._beam.connection import Connection
 from ray._beam.objects import FAILED, PENDING, ObjectRef, ObjectTable
@@ -109,8 +109,8 @@ class Submitter:
 
     def _send(self, call: _Call, payload: bytes) -> None:
         try:
-            self._conn.send("call", {"actor_id": call.actor_id, "method": call.method,
-                                     "oid": call.oid}, payload)
+            self._conn.send_head("call", framing.call_head(call.actor_id, call.method, call.oid, len(payload)),
+                                 payload)
         except ConnectionError as e:
             self._table.resolve(call.oid, error=ActorDiedError(
                 f"{ActorDiedError.BASE_ERROR_MSG}\nThe actor is unreachable because {e}."))

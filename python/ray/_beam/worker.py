@@ -30,7 +30,7 @@ import threading
 import traceback
 
 
-from ray._beam import pickling
+from ray._beam import framing, pickling
 from ray._beam import client as client_mod
 from ray._beam import options
 
@@ -212,7 +212,7 @@ class Worker:
                             f"(type {type(result).__name__}): {e}")
             self._send_error(header, err, skip_frames=0)
             return
-        self._send("result", {"oid": header["oid"], "status": "ok"}, data)
+        self._send_result(header["oid"], "ok", data)
 
     def _send_error(self, header: dict, exc: BaseException, skip_frames: int = 1) -> None:
         tb_text = _format_exc(exc, skip_frames)
@@ -226,11 +226,11 @@ class Worker:
         except Exception:  # noqa: BLE001 - send the text; the driver wraps it
             info["exc"] = None
             data = pickling.dumps(info)
-        self._send("result", {"oid": header["oid"], "status": "task_error"}, data)
+        self._send_result(header["oid"], "task_error", data)
 
-    def _send(self, op: str, fields: dict, payload: bytes) -> None:
+    def _send_result(self, oid: str, status: str, payload: bytes) -> None:
         try:
-            self.client.conn.send(op, fields, payload)
+            self.client.conn.send_head("result", framing.result_head(oid, status, len(payload)), payload)
         except ConnectionError:
             self._exit()
 
