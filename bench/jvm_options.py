@@ -101,7 +101,7 @@ def train(procs, java, flags, what):
             raise RuntimeError(f"training daemon did not start: {open(err.name).read()[-2000:]}")
         env = bench.clean_env()
         env["RAY_TMPDIR"] = d
-        procs.run([os.path.join(ROOT, ".venv", "bin", "python"), bench.WORKLOAD, "calls"], env, timeout=300)
+        procs.run([os.path.join(ROOT, ".venv", "bin", "python"), bench.WORKLOAD, "calls", "--n", "1000"], env, timeout=300)
     finally:
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=120)
@@ -144,7 +144,7 @@ def one_cycle(procs, java, flags, tool, res, last):
         res.setdefault("pss_all", []).append(s)
         if not last:
             return
-        _, out, _, _ = procs.run([os.path.join(ROOT, ".venv", "bin", "python"), bench.WORKLOAD, "calls"], env,
+        _, out, _, _ = procs.run([os.path.join(ROOT, ".venv", "bin", "python"), bench.WORKLOAD, "calls", "--n", "1000"], env,
                                  timeout=300)
         load = json.loads(out.strip().splitlines()[-1][len("BENCH-RESULT "):])
         daemon = [p for p in left if os.path.exists(f"/proc/{p}")]

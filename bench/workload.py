@@ -218,11 +218,12 @@ def cmd_main(args):
 
 
 def cmd_calls(args):
-    """A short mixed load for comparing daemon JVM options: 4 actors, sync calls, pipelined calls."""
+    """A short mixed load for A/B comparisons (bench/jvm_options.py, bench/ab_calls.py): 4 actors,
+    --n sync calls, --n // 3 broadcast rounds, 5 * --n pipelined calls."""
     ray.init()
     dt, actors = actor_creation(4)
-    res = {"actors4_s": dt, "sync": sync_calls(actors[0], 1000), "bcast4": broadcast(actors, 300),
-           "pipelined": pipelined(actors[1], 5000, 1)}
+    res = {"actors4_s": dt, "sync": sync_calls(actors[0], args.n), "bcast4": broadcast(actors, max(1, args.n // 3)),
+           "pipelined": pipelined(actors[1], 5 * args.n, 1)}
     kill_all(actors)
     ray.shutdown()
     emit(res)

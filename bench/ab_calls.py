@@ -1,0 +1,87 @@
+"""The call path, A/B between beam builds: sync calls, a 4 KB broadcast to 4 actors, pipelined
+calls, and how often the daemon collected garbage meanwhile.
+
+    .venv/bin/python bench/ab_calls.py [--rounds 4] [--n 3000] NAME=DIR[,ENV=VALUE...] ...
+
+DIR holds a built `ray` package (its lib/ with the jar and AOT cache): this checkout's
+`python/`, another worktree's `python/` after its `./dev build`, or a snapshot made with
+`bench/start_time.py --snapshot`. Each round runs every variant once, in turn (the machine is
+shared: alternating spreads background load over all of them): a fresh `ray start --head`
+from DIR, `bench/workload.py calls --n N` against it (4 actors; N sync calls, N/3 broadcast
+rounds, 5N pipelined calls), the daemon's young-GC count before and after (its hsperfdata
+counter, read with jcmd), then `ray stop`. Prints the medians over rounds.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+import start_time  # noqa: E402
+
+JCMD = os.path.join(os.path.dirname(start_time.JAVA), "jcmd")
+
+
+def young_gcs(pid):
+    out = subprocess.run([JCMD, str(pid), "PerfCounter.print"], capture_output=True, text=True, timeout=60).stdout
+    m = re.search(r"^sun\.gc\.collector\.0\.invocations=(\d+)", out, re.M)
+    return int(m.group(1)) if m else float("nan")
+
+
+def one_round(procs, pkg, extra_env, n):
+    tmp = tempfile.mkdtemp(prefix="ab.", dir="/tmp")
+    env = bench.clean_env()
+    env.update({"BEAM_JAVA": start_time.JAVA, **extra_env, "RAY_TMPDIR": tmp, "PYTHONPATH": pkg})
+    ray = [start_time.PYTHON, "-c", start_time.RAY_MAIN, pkg]
+    try:
+        procs.run(ray + ["start", "--head", "--port", "0", "--num-cpus", "8", "--temp-dir", tmp], env, timeout=120)
+        with open(os.path.join(tmp, "session_latest", "node.json")) as f:
+            pid = json.load(f)["pid"]
+        gc0 = young_gcs(pid)
+        _, out, err, _ = procs.run([start_time.PYTHON, bench.WORKLOAD, "calls", "--n", str(n)], env, timeout=600)
+        gc1 = young_gcs(pid)
+        line = next((x for x in reversed(out.splitlines()) if x.startswith("BENCH-RESULT ")), None)
+        if line is None:
+            raise RuntimeError(f"workload calls: no result\n{err[-3000:]}")
+        r = json.loads(line[len("BENCH-RESULT "):])
+        calls = n + 4 * max(1, n // 3) + 5 * n
+        return {"sync p50 (us)": r["sync"]["p50_us"], "sync p99 (us)": r["sync"]["p99_us"],
+                "bcast4 p50 (us)": r["bcast4"]["p50_us"], "bcast4 p99 (us)": r["bcast4"]["p99_us"],
+                "pipelined (calls/s)": r["pipelined"]["calls_per_s"],
+                "calls per young GC": calls / max(1, gc1 - gc0)}
+    finally:
+        procs.run(ray + ["stop", "--temp-dir", tmp], env, timeout=60, check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--n", type=int, default=3000)
+    ap.add_argument("variants", nargs="+")
+    args = ap.parse_args()
+    variants = [start_time.parse_variant(v) for v in args.variants]
+    procs = bench.Procs()
+    got = {name: [] for name, _, _ in variants}
+    for i in range(args.rounds):
+        for name, pkg, env in variants:
+            r = one_round(procs, pkg, env, args.n)
+            got[name].append(r)
+            print(f"round {i + 1}/{args.rounds} {name}: " + ", ".join(f"{k} {v:,.0f}" for k, v in r.items()),
+                  file=sys.stderr, flush=True)
+    keys = list(next(iter(got.values()))[0])
+    print(f"| variant | {' | '.join(keys)} | rounds |  (load average {os.getloadavg()[0]:.1f})")
+    print("|---" * (len(keys) + 2) + "|")
+    for name, rows in got.items():
+        print(f"| {name} | " + " | ".join(f"{statistics.median(r[k] for r in rows):,.0f}" for k in keys)
+              + f" | {len(rows)} |")
+
+
+if __name__ == "__main__":
+    main()
