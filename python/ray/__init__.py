@@ -3,20 +3,18 @@
 The public names below mirror Ray 2.58's ``ray`` module; the implementation lives in
 ``ray._beam``. A Java daemon per node does placement and process management; this package
 is the thin client (and the actor worker) that speaks to it over a unix socket.
+
+The names are loaded on first use (PEP 562 ``__getattr__``): ``import ray`` itself runs only
+the coexistence check, so the ``ray`` command (``ray._beam.launcher``) and actor workers
+(``ray._beam.worker``) import just the modules they use, not cloudpickle, the client and
+the actor machinery (docs/PERFORMANCE.md, "`ray start --head`"). ``ray.remote``,
+``from ray import get`` and ``ray.util...`` work as if everything had been imported.
 """
 
 from ray._beam.coexist import check as _beam_coexist_check
 
 _beam_coexist_check()  # refuse a beam/Ray mix, with the fix (docs/PACKAGING.md)
 del _beam_coexist_check
-
-from ray import exceptions  # noqa: F401,E402  (import order: exceptions first, everything uses it)
-from ray._beam.actors import get_actor, kill, remote
-from ray._beam.api import get, put, wait
-from ray._beam.client import init, is_initialized, shutdown
-from ray._beam.context import get_gpu_ids, get_runtime_context
-from ray._beam.objects import ObjectRef
-from ray._beam.state import available_resources, cluster_resources, nodes
 
 __version__ = "2.58.0"
 
@@ -32,8 +30,50 @@ def method(*args, **kwargs):
     return wrap
 
 
-from ray import actor, runtime_env, types, util  # noqa: E402,F401
-from ray import _private  # noqa: E402,F401
+# name -> (module, attribute in it; None: the name is that submodule of ray)
+_LAZY = {
+    "exceptions": ("ray.exceptions", None),
+    "get_actor": ("ray._beam.actors", "get_actor"),
+    "kill": ("ray._beam.actors", "kill"),
+    "remote": ("ray._beam.actors", "remote"),
+    "get": ("ray._beam.api", "get"),
+    "put": ("ray._beam.api", "put"),
+    "wait": ("ray._beam.api", "wait"),
+    "init": ("ray._beam.client", "init"),
+    "is_initialized": ("ray._beam.client", "is_initialized"),
+    "shutdown": ("ray._beam.client", "shutdown"),
+    "get_gpu_ids": ("ray._beam.context", "get_gpu_ids"),
+    "get_runtime_context": ("ray._beam.context", "get_runtime_context"),
+    "ObjectRef": ("ray._beam.objects", "ObjectRef"),
+    "available_resources": ("ray._beam.state", "available_resources"),
+    "cluster_resources": ("ray._beam.state", "cluster_resources"),
+    "nodes": ("ray._beam.state", "nodes"),
+    "actor": ("ray.actor", None),
+    "runtime_env": ("ray.runtime_env", None),
+    "types": ("ray.types", None),
+    "util": ("ray.util", None),
+    "_private": ("ray._private", None),
+}
+
+
+def __getattr__(name):
+    """Import what ``ray.NAME`` stands for on first use and keep it as a plain attribute."""
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'ray' has no attribute {name!r}") from None
+    import importlib
+
+    value = importlib.import_module(module)
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted((set(globals()) - {"_LAZY"}) | set(_LAZY))
+
 
 __all__ = [
     "__version__", "ObjectRef", "available_resources", "cluster_resources", "exceptions",

@@ -14,18 +14,17 @@ import hashlib
 import json
 import os
 import re
-from typing import Dict, List, Optional, Tuple
 
 MIN_JAVA = 25  # -XX:AOTCache / -XX:AOTCacheOutput
 
 
-def paths(jar: str) -> Tuple[str, str]:
+def paths(jar: str) -> tuple[str, str]:
     """(the cache, its description) for ``jar``: same folder, same stem."""
     stem = jar[:-len(".jar")] if jar.endswith(".jar") else jar
     return stem + ".aot", stem + ".aot.json"
 
 
-def java_version(java: str) -> Optional[str]:
+def java_version(java: str) -> str | None:
     """The full version of the runtime that owns ``java`` (e.g. "25.0.3+9-LTS"), from its
     ``release`` file; None without one."""
     release = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(java))), "release")
@@ -41,7 +40,7 @@ def java_version(java: str) -> Optional[str]:
     return None
 
 
-def describe(java: str, jar: str) -> Dict[str, object]:
+def describe(java: str, jar: str) -> dict[str, object]:
     """What a cache for ``java`` and ``jar`` is bound to. The java's path is relative to the
     cache's folder, so a wheel (jar, cache and runtime in one package) may be installed anywhere."""
     folder = os.path.dirname(os.path.realpath(jar))
@@ -53,7 +52,7 @@ def describe(java: str, jar: str) -> Dict[str, object]:
             "jar_size": os.path.getsize(jar), "jar_sha256": digest.hexdigest(), "jvm_flags": training_flags()}
 
 
-def training_flags() -> List[str]:
+def training_flags() -> list[str]:
     """The launcher's JVM flags that the cache is trained under (all but the CDS switch, which
     the cache replaces). Part of the description: what the cache holds (classes, and how much
     of each was compiled and profiled) depends on them, so new flags mean a new cache."""
@@ -62,7 +61,7 @@ def training_flags() -> List[str]:
     return [f for f in launcher.JVM_FLAGS if not f.startswith("-Xshare")]
 
 
-def usable(java: str, jar: str) -> Optional[str]:
+def usable(java: str, jar: str) -> str | None:
     """The cache beside ``jar`` if it was made for this ``java`` and this ``jar``, else None."""
     cache, meta = paths(jar)
     try:

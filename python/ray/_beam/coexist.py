@@ -32,8 +32,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 SKIP_ENV = "BEAM_SKIP_COEXIST_CHECK"
 
@@ -48,12 +47,12 @@ class MixedInstallError(ImportError):
     """beam and Ray files or metadata are mixed in one environment; the message says how to fix it."""
 
 
-def package_dir() -> Path:
+def package_dir() -> str:
     """The ``ray/`` folder this beam is imported from."""
-    return Path(__file__).resolve().parents[1]
+    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
-def ray_only_files(pkg: Path) -> List[str]:
+def ray_only_files(pkg: str) -> list[str]:
     """Names directly under ``pkg`` that only Ray installs."""
     try:
         names = os.listdir(pkg)
@@ -62,7 +61,7 @@ def ray_only_files(pkg: Path) -> List[str]:
     return sorted(n for n in names if n in RAY_ONLY_NAMES or _RAYLET_SO.match(n))
 
 
-def metadata_dirs(entries: Sequence[str]) -> List[Tuple[str, List[Path]]]:
+def metadata_dirs(entries: Sequence[str]) -> list[tuple[str, list[str]]]:
     """For each ``sys.path`` folder, in order, the ``ray`` metadata folders it holds."""
     found = []
     seen = set()
@@ -75,17 +74,17 @@ def metadata_dirs(entries: Sequence[str]) -> List[Tuple[str, List[Path]]]:
             names = os.listdir(folder)
         except OSError:
             continue
-        metas = sorted(Path(folder, n) for n in names if _META_DIR.match(n))
+        metas = sorted(os.path.join(folder, n) for n in names if _META_DIR.match(n))
         if metas:
             found.append((folder, metas))
     return found
 
 
-def summary(meta: Path) -> str:
+def summary(meta: str) -> str:
     """The Summary line of a dist-info's METADATA (egg-info: PKG-INFO); '' when unreadable."""
     for name in ("METADATA", "PKG-INFO"):
         try:
-            with open(meta / name, encoding="utf-8", errors="replace") as f:
+            with open(os.path.join(meta, name), encoding="utf-8", errors="replace") as f:
                 for line in f:
                     if not line.strip():
                         break  # end of the headers
@@ -96,19 +95,19 @@ def summary(meta: Path) -> str:
     return ""
 
 
-def is_beam_metadata(meta: Path) -> bool:
+def is_beam_metadata(meta: str) -> bool:
     return summary(meta).lower().startswith("beam")
 
 
-def _describe(meta: Path) -> str:
+def _describe(meta: str) -> str:
     who = "beam" if is_beam_metadata(meta) else "Ray (or another project)"
     return f"{meta} ({who}: {summary(meta) or 'no Summary'})"
 
 
-def find_problems(pkg: Optional[Path] = None,
-                  entries: Optional[Sequence[str]] = None) -> List[str]:
+def find_problems(pkg: str | None = None,
+                  entries: Sequence[str] | None = None) -> list[str]:
     """Every reason this environment is a beam/Ray mix; empty when it is beam alone."""
-    pkg = package_dir() if pkg is None else Path(pkg)
+    pkg = package_dir() if pkg is None else os.fspath(pkg)
     entries = list(sys.path) if entries is None else list(entries)
     problems = []
     ray_files = ray_only_files(pkg)
@@ -130,8 +129,8 @@ def find_problems(pkg: Optional[Path] = None,
     return problems
 
 
-def fix_text(pkg: Path, problems: Sequence[str]) -> str:
-    site = pkg.parent
+def fix_text(pkg: str, problems: Sequence[str]) -> str:
+    site = os.path.dirname(pkg)
     lines = ["ray: beam and Ray are mixed in this environment. Both are installed as the "
              "distribution `ray`, so pip overwrote one with the other instead of keeping "
              "them apart:"]

@@ -18,8 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 from ray._beam import aotcache
 
@@ -40,17 +39,17 @@ class LauncherError(RuntimeError):
     """Java or the jar could not be found; the message names every place that was tried."""
 
 
-def java_major(java: str) -> Optional[int]:
+def java_major(java: str) -> int | None:
     """The major version of the JDK that owns ``java``, from its ``release`` file.
 
     Falls back to ``java -version`` only when there is no release file (odd installs).
     """
-    home = Path(os.path.realpath(java)).parent.parent
-    release = home / "release"
+    release = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(java))), "release")
     text = None
-    if release.is_file():
+    if os.path.isfile(release):
         try:
-            text = release.read_text(errors="replace")
+            with open(release, errors="replace") as f:
+                text = f.read()
         except OSError:
             text = None
     if text is not None:
@@ -64,7 +63,7 @@ def java_major(java: str) -> Optional[int]:
     return _major(m.group(1)) if m else None
 
 
-def _major(version: str) -> Optional[int]:
+def _major(version: str) -> int | None:
     parts = version.split(".")
     try:
         first = int(re.match(r"\d+", parts[0]).group(0))
@@ -75,15 +74,16 @@ def _major(version: str) -> Optional[int]:
         return None
 
 
-def bundled_runtimes() -> List[Path]:
+def bundled_runtimes() -> list[str]:
     """Java runtimes shipped with beam (a ``jlink`` image, see docs/PACKAGING.md), in order:
     ``ray/_beam/runtime`` (the platform wheel) and ``<root>/runtime`` beside ``<root>/python/ray``
     (the one-mount bundle). Neither exists in a source checkout."""
-    here = Path(__file__).resolve().parent
-    return [here / "runtime", here.parents[2] / "runtime"]
+    here = os.path.dirname(os.path.realpath(__file__))  # ray/_beam
+    root = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # <root> of <root>/python/ray/_beam
+    return [os.path.join(here, "runtime"), os.path.join(root, "runtime")]
 
 
-def _java_candidates() -> List[Tuple[str, str]]:
+def _java_candidates() -> list[tuple[str, str]]:
     """(where it came from, path) in search order: a Java the user names (BEAM_JAVA, then
     JAVA_HOME) wins over the bundled runtime, which wins over PATH and /usr/lib/jvm."""
     found = []
@@ -92,9 +92,9 @@ def _java_candidates() -> List[Tuple[str, str]]:
     if os.environ.get("JAVA_HOME"):
         found.append(("JAVA_HOME", os.path.join(os.environ["JAVA_HOME"], "bin", "java")))
     for runtime in bundled_runtimes():
-        java = runtime / "bin" / "java"
-        if java.is_file():
-            found.append(("bundled runtime", str(java)))
+        java = os.path.join(runtime, "bin", "java")
+        if os.path.isfile(java):
+            found.append(("bundled runtime", java))
     on_path = shutil.which("java")
     if on_path:
         found.append(("PATH", on_path))
@@ -123,8 +123,9 @@ def find_java() -> str:
         "or set BEAM_JAVA to its java binary.")
 
 
-def _repo_jar() -> Path:
-    return Path(__file__).resolve().parents[3] / "java" / "target" / "beam.jar"
+def _repo_jar() -> str:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
+    return os.path.join(root, "java", "target", "beam.jar")
 
 
 def find_jar() -> str:
@@ -134,17 +135,17 @@ def find_jar() -> str:
         if os.path.isfile(env):
             return env
         raise LauncherError(f"BEAM_JAR is set to {env!r}, but no such file exists.")
-    candidates = [Path(__file__).resolve().parent / "lib" / "beam.jar", _repo_jar()]
+    candidates = [os.path.join(os.path.dirname(os.path.realpath(__file__)), "lib", "beam.jar"), _repo_jar()]
     for path in candidates:
-        if path.is_file():
-            return str(path)
+        if os.path.isfile(path):
+            return path
     raise LauncherError(
         "beam daemon jar not found. Looked at: BEAM_JAR (unset), "
         + ", ".join(str(p) for p in candidates)
         + ". Build it with `mvn -f java package` or set BEAM_JAR.")
 
 
-def jvm_flags(java: str, jar: str) -> List[str]:
+def jvm_flags(java: str, jar: str) -> list[str]:
     """JVM_FLAGS, with ``-XX:AOTCache=`` instead of ``-Xshare:auto`` (the JVM refuses both at
     once) when beam's AOT cache beside the jar was made for this java and this jar."""
     cache = aotcache.usable(java, jar)
@@ -153,13 +154,13 @@ def jvm_flags(java: str, jar: str) -> List[str]:
     return [f for f in JVM_FLAGS if not f.startswith("-Xshare")] + [f"-XX:AOTCache={cache}"]
 
 
-def command(argv: Sequence[str]) -> List[str]:
+def command(argv: Sequence[str]) -> list[str]:
     """The full java command line for the CLI with ``argv``."""
     java, jar = find_java(), find_jar()
     return [java, *jvm_flags(java, jar), "-cp", jar, MAIN_CLASS, *argv]
 
 
-def daemon_command(argv: Sequence[str]) -> List[str]:
+def daemon_command(argv: Sequence[str]) -> list[str]:
     """The java command line of a daemon for ``ray start ARGV`` that reports to us (the CLI's
     flags, as StartCommand does)."""
     java, jar = find_java(), find_jar()
@@ -210,14 +211,14 @@ def start_detached(argv: Sequence[str]) -> int:
     return code
 
 
-def run_cli(argv: Sequence[str], timeout: Optional[float] = 120, **kwargs) -> subprocess.CompletedProcess:
+def run_cli(argv: Sequence[str], timeout: float | None = 120, **kwargs) -> subprocess.CompletedProcess:
     """Run the CLI as a child process and wait for it (used to start a private cluster)."""
     kwargs.setdefault("capture_output", True)
     kwargs.setdefault("text", True)
     return subprocess.run(command(argv), timeout=timeout, **kwargs)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point ``ray``: exec the Java CLI with our arguments."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["start"] and "--block" not in args:

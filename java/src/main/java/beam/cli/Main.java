@@ -15,9 +15,14 @@ public final class Main implements Runnable {
         if (args.length > 0 && args[0].equals("start") && java.util.List.of(args).contains("--notify-ready")) {
             ReadyReport.begin();
         }
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The parser of {@code ray ARGS}, as {@link #main} uses it. */
+    static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
         cli.setCaseInsensitiveEnumValuesAllowed(true);
-        System.exit(cli.execute(args));
+        return cli;
     }
 
     @Override

@@ -1,0 +1,139 @@
+package beam.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The {@code ray} command line as picocli parses it: flags, defaults, Ray's ignored flags and
+ * the errors for bad ones. picocli is compiled from its sources jar by the build (java/pom.xml),
+ * so these also check that the compiled picocli behaves as the released jar did, and that it is
+ * modern bytecode (the JDK 25 AOT cache cannot hold the released jar's Java 5 classes).
+ */
+class CliParseTest {
+    private static StartCommand parseStart(String... args) {
+        CommandLine.ParseResult result = Main.commandLine().parseArgs(args);
+        assertThat(result.subcommand().commandSpec().name()).isEqualTo("start");
+        return (StartCommand) result.subcommand().commandSpec().userObject();
+    }
+
+    /** Runs {@code ray ARGS} up to (not into) a command's work: only parse errors, help, version. */
+    private record Run(int code, String out, String err) {}
+
+    private static Run run(String... args) {
+        CommandLine cli = Main.commandLine();
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void startFlagsAreParsedWithTheirTypes() {
+        StartCommand start = parseStart("start", "--head", "--port", "0", "--num-gpus", "2", "--num-cpus", "3",
+                "--resources", "{\"TPU\": 4}", "--temp-dir", "/x/y", "--block", "--notify-ready",
+                "--node-ip-address", "10.0.0.1", "--max-payload-bytes", "4294967296", "--owner-pid", "42");
+        assertThat(start.head).isTrue();
+        assertThat(start.address).isNull();
+        assertThat(start.port).isZero();
+        assertThat(start.numGpus).isEqualTo(2);
+        assertThat(start.numCpus).isEqualTo(3);
+        assertThat(start.resources).isEqualTo("{\"TPU\": 4}");
+        assertThat(start.tempDir).isEqualTo("/x/y");
+        assertThat(start.block).isTrue();
+        assertThat(start.notifyReady).isTrue();
+        assertThat(start.nodeIp).isEqualTo("10.0.0.1");
+        assertThat(start.maxPayloadBytes).isEqualTo(4294967296L);
+        assertThat(start.ownerPid).isEqualTo(42L);
+    }
+
+    @Test
+    void startDefaults() {
+        StartCommand start = parseStart("start", "--address", "head:6379");
+        assertThat(start.head).isFalse();
+        assertThat(start.address).isEqualTo("head:6379");
+        assertThat(start.port).isEqualTo(6379);
+        assertThat(start.numGpus).isNull();
+        assertThat(start.numCpus).isNull();
+        assertThat(start.heartbeatMillis).isEqualTo(500);
+        assertThat(start.nodeTimeoutMillis).isEqualTo(2500);
+        assertThat(start.maxHeaderBytes).isEqualTo(1048576);
+        assertThat(start.maxPayloadBytes).isEqualTo(1073741824L);
+        assertThat(start.maxConnections).isEqualTo(4096);
+        assertThat(start.block).isFalse();
+    }
+
+    @Test
+    void rayFlagsThatDoNotApplyAreAcceptedWithOrWithoutAValue() {
+        StartCommand start = parseStart("start", "--dashboard-host", "0.0.0.0", "--include-dashboard=false",
+                "--disable-usage-stats", "--head", "--object-store-memory", "1000", "--port=7000");
+        assertThat(start.head).isTrue();
+        assertThat(start.port).isEqualTo(7000);
+        assertThat(start.ignored).containsExactly("0.0.0.0", "false", "1000");
+    }
+
+    @Test
+    void anUnknownFlagIsAUsageErrorNamingIt() {
+        Run run = run("start", "--head", "--bogus-flag-xyz");
+        assertThat(run.code()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("Unknown option: '--bogus-flag-xyz'");
+    }
+
+    @Test
+    void aBadValueIsAUsageErrorNamingTheFlag() {
+        Run run = run("start", "--head", "--port", "abc");
+        assertThat(run.code()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("--port").contains("'abc' is not an int");
+        Run missing = run("start", "--head", "--num-gpus");
+        assertThat(missing.code()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(missing.err()).contains("Missing required parameter for option '--num-gpus'");
+    }
+
+    @Test
+    void anUnknownSubcommandIsAnError() {
+        Run run = run("launch");
+        assertThat(run.code()).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(run.err()).contains("Unmatched argument at index 0: 'launch'");
+    }
+
+    @Test
+    void versionAndHelp() {
+        Run version = run("--version");
+        assertThat(version.code()).isZero();
+        assertThat(version.out().trim()).isEqualTo("beam 0.1.0 (Ray API 2.58.0)");
+        Run help = run("--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out()).contains("Usage: ray").contains("start").contains("stop").contains("status")
+                .contains("list").contains("doctor");
+        String startUsage = Main.commandLine().getSubcommands().get("start").getUsageMessage(CommandLine.Help.Ansi.OFF);
+        assertThat(startUsage).contains("--head").contains("--num-gpus").contains("(default 6379)")
+                .doesNotContain("--notify-ready").doesNotContain("--dashboard-host");
+    }
+
+    @Test
+    void picocliIsCompiledWithBeamAsModernBytecode() throws IOException {
+        for (Class<?> c : List.of(CommandLine.class, CommandLine.Model.CommandSpec.class, CommandLine.Help.class)) {
+            assertThat(classFileMajor(c)).as("class file version of %s", c.getName()).isGreaterThanOrEqualTo(65);
+            assertThat(c.getProtectionDomain().getCodeSource().getLocation())
+                    .as("%s comes from beam's own classes, not a picocli jar", c.getName())
+                    .isEqualTo(Main.class.getProtectionDomain().getCodeSource().getLocation());
+        }
+    }
+
+    private static int classFileMajor(Class<?> c) throws IOException {
+        String resource = "/" + c.getName().replace('.', '/') + ".class";
+        try (InputStream in = c.getResourceAsStream(resource); DataInputStream data = new DataInputStream(in)) {
+            assertThat(data.readInt()).isEqualTo(0xCAFEBABE);
+            data.readUnsignedShort();  // minor
+            return data.readUnsignedShort();
+        }
+    }
+}
