@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import ray_cli, run_driver, spawn_driver, read_line_with, finish, wait_gone
+from conftest import beam_env, ray_cli, run_driver, spawn_driver, read_line_with, finish, wait_gone
 
 
 def start_head(base):
@@ -74,6 +74,30 @@ def test_version_mismatch_is_a_warning_in_status_and_a_doctor_problem(hosts, tmp
     assert "cloudpickle 0.0.1 on 127.0.0.2 differs from" in status, status
     doctor = ray_cli(["doctor", "--temp-dir", hosts[0]])
     assert doctor.returncode == 1 and "version mismatch: cloudpickle" in doctor.stdout, doctor.stdout
+
+
+def test_versions_come_from_the_python_that_ran_ray_not_the_one_on_path(hosts, tmp_path):
+    # A `python3` on PATH that is not the venv (as when beam and vLLM live in a venv that is
+    # not activated): the daemon must ask the interpreter that ran `ray start` instead.
+    import cloudpickle
+
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    fake = fake_bin / "python3"
+    fake.write_text('#!/bin/sh\necho \'{"python": "3.0.0", "vllm": null, "torch": null, "cloudpickle": "0.0.1"}\'\n')
+    fake.chmod(0o755)
+    env = beam_env(hosts[0])
+    env["PATH"] = f"{fake_bin}{os.pathsep}{env['PATH']}"
+    done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", hosts[0], "--num-cpus", "1",
+                    "--node-ip-address", "127.0.0.1"], env=env)
+    assert done.returncode == 0, done.stderr
+    deadline, versions = time.time() + 10, {}
+    while time.time() < deadline and not versions.get("cloudpickle"):
+        report = json.loads(ray_cli(["doctor", "--json", "--temp-dir", hosts[0]]).stdout)
+        versions = report["nodes"][0]["versions"]
+        time.sleep(0.2)
+    assert versions.get("cloudpickle") == cloudpickle.__version__, versions
+    assert versions.get("python") == "%d.%d.%d" % __import__("sys").version_info[:3], versions
 
 
 def test_waiting_groups_say_why_in_status_list_and_the_driver_log(hosts, tmp_path):

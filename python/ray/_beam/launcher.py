@@ -182,6 +182,16 @@ def temp_root(argv: Sequence[str]) -> str:
     return "/tmp/ray"
 
 
+def daemon_env() -> dict:
+    """The environment for a daemon: ours, plus BEAM_PYTHON naming this interpreter, which the
+    daemon asks for its Python, vLLM, torch and cloudpickle versions (`ray doctor`, `ray status`
+    version warnings). Without it the daemon would ask whatever `python3` is on PATH, which is
+    not the venv that has beam and vLLM installed."""
+    env = dict(os.environ)
+    env.setdefault("BEAM_PYTHON", sys.executable)
+    return env
+
+
 def start_detached(argv: Sequence[str]) -> int:
     """``ray start ARGV`` (without --block): launch the daemon in a new session with stderr
     appended to TEMP/beamd-stderr.log, print what it reports until it is ready, return the
@@ -192,7 +202,7 @@ def start_detached(argv: Sequence[str]) -> int:
     log_path = os.path.join(temp, "beamd-stderr.log")
     with open(log_path, "ab") as log:
         child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                                 start_new_session=True)
+                                 start_new_session=True, env=daemon_env())
     explained = False
     with child.stdout:
         for line in child.stdout:
@@ -215,6 +225,7 @@ def run_cli(argv: Sequence[str], timeout: float | None = 120, **kwargs) -> subpr
     """Run the CLI as a child process and wait for it (used to start a private cluster)."""
     kwargs.setdefault("capture_output", True)
     kwargs.setdefault("text", True)
+    kwargs.setdefault("env", daemon_env())
     return subprocess.run(command(argv), timeout=timeout, **kwargs)
 
 
@@ -236,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(1)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(cmd[0], cmd)
+    os.execve(cmd[0], cmd, daemon_env())  # `ray start --block` is the daemon itself
 
 
 if __name__ == "__main__":
