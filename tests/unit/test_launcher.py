@@ -91,9 +91,26 @@ def test_aot_cache_is_used_only_for_its_own_java_and_jar(tmp_path, monkeypatch):
     monkeypatch.setenv("BEAM_JAR", str(jar))
     monkeypatch.setenv("BEAM_JAVA", java)
     assert aotcache.usable(java, str(jar)) == cache
-    jar.write_bytes(b"PK two")  # same size, other bytes
+    before = os.stat(jar).st_mtime_ns
+    jar.write_bytes(b"PK two")  # same size, other bytes (a new modification time: hashed again)
+    os.utime(jar, ns=(before + 10**9, before + 10**9))
     assert aotcache.usable(java, str(jar)) is None
     assert launcher.command(["stop"])[1:1 + len(launcher.JVM_FLAGS)] == launcher.JVM_FLAGS
+
+
+def test_an_unchanged_jar_is_not_hashed_and_a_copied_one_is(tmp_path, monkeypatch):
+    jar = tmp_path / "beam.jar"
+    jar.write_bytes(b"PK one")
+    java = _fake_jdk(tmp_path, "j25", "25.0.3")
+    cache = _cache_for(tmp_path, java, jar)
+    hashed = []
+    real = aotcache._sha256
+    monkeypatch.setattr(aotcache, "_sha256", lambda p: hashed.append(p) or real(p))
+    assert aotcache.usable(java, str(jar)) == cache and hashed == []  # same size and mtime: trusted
+    st = os.stat(jar)
+    os.utime(jar, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # as an install's copy: same bytes, new mtime
+    assert aotcache.usable(java, str(jar)) == cache and hashed == [str(jar)]
+    assert aotcache.usable(java, str(jar)) == cache and hashed == [str(jar)]  # the description was refreshed
 
 
 def test_aot_cache_without_description_or_with_a_bad_one_is_ignored(tmp_path):

@@ -54,6 +54,24 @@ def test_the_ray_command_imports_neither_cloudpickle_nor_the_client():
     assert loaded == []
 
 
+def test_the_ray_command_hashes_no_unchanged_jar(tmp_path):
+    # hashlib loads OpenSSL (~8 ms): the launcher checks a jar's AOT cache by size and mtime
+    # first and hashes only a jar that changed (aotcache.usable)
+    jar = tmp_path / "beam.jar"
+    jar.write_bytes(b"PK jar")
+    loaded = _run("import json, os, sys\n"
+                  "from ray._beam import aotcache\n"
+                  f"jar = {str(jar)!r}\n"
+                  "cache, meta = aotcache.paths(jar)\n"
+                  "open(cache, 'wb').close()\n"
+                  "d = aotcache.describe(sys.executable, jar)\n"
+                  "del sys.modules['hashlib'], sys.modules['_hashlib']\n"
+                  "json.dump(d, open(meta, 'w'))\n"
+                  "ok = aotcache.usable(sys.executable, jar) == cache\n"
+                  "print(json.dumps([ok, 'hashlib' in sys.modules]))")
+    assert loaded == [True, False]
+
+
 def test_import_ray_runs_only_the_coexist_check():
     loaded = _run("import json, ray\n"
                   f"print(json.dumps([[m for m in {HEAVY!r} if m in sys.modules], "

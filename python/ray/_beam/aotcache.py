@@ -10,7 +10,6 @@ launcher passes ``-XX:AOTCache`` only when both match (``usable``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -40,16 +39,26 @@ def java_version(java: str) -> str | None:
     return None
 
 
-def describe(java: str, jar: str) -> dict[str, object]:
+def describe(java: str, jar: str, jar_sha256: str | None = None) -> dict[str, object]:
     """What a cache for ``java`` and ``jar`` is bound to. The java's path is relative to the
-    cache's folder, so a wheel (jar, cache and runtime in one package) may be installed anywhere."""
+    cache's folder, so a wheel (jar, cache and runtime in one package) may be installed anywhere.
+    ``jar_mtime_ns`` only lets ``usable`` skip hashing an unchanged jar; it is not part of the
+    match (an install copies the jar and changes it)."""
     folder = os.path.dirname(os.path.realpath(jar))
+    st = os.stat(jar)
+    return {"java": os.path.relpath(os.path.realpath(java), folder), "java_version": java_version(java),
+            "jar_size": st.st_size, "jar_sha256": jar_sha256 or _sha256(jar), "jvm_flags": training_flags(),
+            "jar_mtime_ns": st.st_mtime_ns}
+
+
+def _sha256(path: str) -> str:
+    import hashlib  # here: loading OpenSSL costs ~8 ms, and an unchanged jar is not hashed
+
     digest = hashlib.sha256()
-    with open(jar, "rb") as f:
+    with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
-    return {"java": os.path.relpath(os.path.realpath(java), folder), "java_version": java_version(java),
-            "jar_size": os.path.getsize(jar), "jar_sha256": digest.hexdigest(), "jvm_flags": training_flags()}
+    return digest.hexdigest()
 
 
 def training_flags() -> list[str]:
@@ -62,13 +71,37 @@ def training_flags() -> list[str]:
 
 
 def usable(java: str, jar: str) -> str | None:
-    """The cache beside ``jar`` if it was made for this ``java`` and this ``jar``, else None."""
+    """The cache beside ``jar`` if it was made for this ``java`` and this ``jar``, else None.
+
+    The jar is hashed only when its size or modification time differ from the description's
+    (the check the JVM's own class-data sharing makes); when the bytes still match, the
+    description is brought up to date, if the folder is writable, so the next start skips it."""
     cache, meta = paths(jar)
     try:
         with open(meta) as f:
             made_for = json.load(f)
-        if not os.path.isfile(cache) or made_for.get("jar_size") != os.path.getsize(jar):
+        st = os.stat(jar)
+        if not os.path.isfile(cache) or made_for.get("jar_size") != st.st_size:
             return None
-        return cache if made_for == describe(java, jar) else None
-    except (OSError, ValueError, AttributeError):
+        unchanged = made_for.get("jar_mtime_ns") == st.st_mtime_ns
+        now = describe(java, jar, made_for.get("jar_sha256") if unchanged else None)
+        if {**now, "jar_mtime_ns": None} != {**made_for, "jar_mtime_ns": None}:
+            return None
+        if not unchanged:
+            _refresh(meta, now)
+        return cache
+    except (OSError, ValueError, AttributeError, TypeError):
         return None
+
+
+def _refresh(meta: str, description: dict) -> None:
+    tmp = f"{meta}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(description, f, indent=1)
+        os.replace(tmp, meta)
+    except OSError:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
