@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  * interface carrying each node IP (with the NCCL/GLOO_SOCKET_IFNAME hint), GPU visibility
  * and the version matrix. Exits 1 with a readable report when something is wrong.
  */
-@Command(name = "doctor", description = "Check the cluster for network, version and GPU problems.")
+@Command(name = "doctor", addMethodSubcommands = false, description = "Check the cluster for network, version and GPU problems.")
 public final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as JSON.")
     boolean json;

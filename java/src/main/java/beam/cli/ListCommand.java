@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ray list nodes|actors|placement-groups [--json]}: Ray's state CLI names. */
-@Command(name = "list", description = "List the cluster's nodes, actors or placement groups.")
+@Command(name = "list", addMethodSubcommands = false, description = "List the cluster's nodes, actors or placement groups.")
 public final class ListCommand implements Callable<Integer> {
     @Parameters(index = "0", description = "What to list: nodes, actors or placement-groups.")
     String what;

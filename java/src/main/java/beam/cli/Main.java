@@ -4,7 +4,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code ray} command: {@code start}, {@code stop}, {@code status}. */
-@Command(name = "ray", mixinStandardHelpOptions = true, version = "beam 0.1.0 (Ray API 2.58.0)",
+@Command(name = "ray", addMethodSubcommands = false, mixinStandardHelpOptions = true, version = "beam 0.1.0 (Ray API 2.58.0)",
         description = "beam: the slice of Ray that vLLM uses, small and fast.",
         subcommands = {StartCommand.class, StopCommand.class, StatusCommand.class, ListCommand.class,
             DoctorCommand.class})

@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
  * its notices, errors and banner, and its exit status when it fails before it is ready. The
  * Python {@code ray} launcher does the same relaying itself, without this JVM.
  */
-@Command(name = "start", description = "Start the beam daemon on this machine.")
+@Command(name = "start", addMethodSubcommands = false, description = "Start the beam daemon on this machine.")
 public final class StartCommand implements Callable<Integer> {
     @Option(names = "--head", description = "Start the head node of a new cluster.")
     boolean head;

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code ray status}: nodes, resources used/total, actors holding GPUs, pending groups. */
-@Command(name = "status", description = "Show the cluster's nodes, resources, actors and pending placement groups.")
+@Command(name = "status", addMethodSubcommands = false, description = "Show the cluster's nodes, resources, actors and pending placement groups.")
 public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the raw status as JSON.")
     boolean json;

@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  * dir) and, with it, its actors. SIGTERM lets the daemon stop its actors itself; whatever
  * is left after the grace period, or at once with {@code --force}, gets SIGKILL.
  */
-@Command(name = "stop", description = "Stop the beam daemon on this machine and its actors.")
+@Command(name = "stop", addMethodSubcommands = false, description = "Stop the beam daemon on this machine and its actors.")
 public final class StopCommand implements Callable<Integer> {
     private static final long GRACE_SECONDS = 10;
 
