@@ -86,7 +86,9 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         }
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(), this::relayLocalClient).start();
         session.writeNodeJson(nodeId, nodeIp, address, ProcessHandle.current().pid());
-        Thread.ofVirtual().name("head link").start(this::linkLoop);
+        // A platform thread: a plain link's channel is non-blocking and its reader waits in a
+        // selector (connectPlain), which would pin a virtual thread's carrier.
+        Thread.ofPlatform().daemon().name("head link").start(this::linkLoop);
         Thread.ofVirtual().name("heartbeat").start(this::heartbeatLoop);
         pythonVersions.thenAccept(py -> {
             ObjectNode h = Frames.header("node_versions");
@@ -106,7 +108,12 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
             throw unreachable(e);
         }
         channel.socket().setTcpNoDelay(true);
-        return new Connection(channel, codec, "head " + config.headAddress());
+        // Non-blocking like the unix socket's channels: what this node sends the head (results of
+        // the head's calls, relayed client frames) is written by the thread that sends it when
+        // the link is free, not handed to a writer thread (Connection's class doc). There is
+        // one such link per node, so its reader and writer are platform threads.
+        return new Connection(beam.connection.Transport.nonBlocking(channel), codec, "head " + config.headAddress(),
+                Thread.ofPlatform().daemon());
     }
 
     private Connection connectTls(InetSocketAddress target, FrameCodec codec) throws IOException {
