@@ -13,7 +13,10 @@ class Chatty:
         print("ERR-MARK-3", file=sys.stderr, flush=True)
         return os.getpid()
 pid = ray.get(Chatty.remote().talk.remote(), timeout=60)
-print("ACTOR", pid, flush=True)
+# One write: print("ACTOR", pid) writes its pieces one by one, and the actor's lines, which
+# the shim's reader thread prints as they arrive (as Ray's driver does), can land between them.
+sys.stdout.write(f"ACTOR {{pid}}\\n")
+sys.stdout.flush()
 {tail}
 """
 
