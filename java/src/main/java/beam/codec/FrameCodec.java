@@ -9,6 +9,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Pure encode/decode of {@code [u32 BE header length][JSON header][payload]} frames
@@ -89,7 +90,7 @@ public final class FrameCodec {
                     + limits.maxHeaderBytes() + " bytes (max_header_bytes)");
         }
         // The length prefix and the header in one array: a relayable frame goes out as it came.
-        wire = java.util.Arrays.copyOf(wire, 4 + (int) headerLen);
+        wire = Arrays.copyOf(wire, 4 + (int) headerLen);
         readFully(data, wire, 4, (int) headerLen, "frame header");
         RelayHeader relay = RelayHeader.scan(wire, 4, (int) headerLen);
         if (relay != null) {

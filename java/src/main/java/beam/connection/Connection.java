@@ -4,6 +4,7 @@ import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameException;
 import java.io.BufferedInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -105,7 +106,7 @@ public final class Connection implements AutoCloseable {
         this.peer = peer;
         this.maxQueuedBytes = maxQueuedBytes;
         // DataInputStream once here, not per frame in FrameCodec.decode
-        this.in = new java.io.DataInputStream(new BufferedInputStream(new TransportInput(transport), 64 * 1024));
+        this.in = new DataInputStream(new BufferedInputStream(new TransportInput(transport), 64 * 1024));
         threads.name("writer " + peer).start(this::writeLoop);
     }
 
