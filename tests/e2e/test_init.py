@@ -73,6 +73,21 @@ def test_private_cluster_dies_with_sigkilled_driver(dirs):
                         what="the private cluster of a SIGKILLed driver")
 
 
+def test_a_private_cluster_that_cannot_start_says_why(dirs):
+    empty, priv = dirs
+    done = run_driver(empty, """
+        import ray
+        try:
+            ray.init(num_gpus=-1)
+        except RuntimeError as e:
+            print("FAILED", e)
+    """, TMPDIR=priv)
+    assert done.returncode == 0, done.stderr
+    assert "could not start a local beam cluster" in done.stdout, done.stdout
+    assert "--num-gpus must be >= 0" in done.stdout, done.stdout  # the daemon's own words
+    assert not cluster_processes(priv), "a daemon outlived its failed start"
+
+
 def test_init_auto_with_nothing_running_raises_connection_error(dirs):
     empty, priv = dirs
     done = run_driver(empty, """

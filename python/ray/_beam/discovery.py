@@ -7,6 +7,7 @@ cluster owned by this process; ``"auto"`` with nothing running is an error, as i
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
@@ -101,14 +102,16 @@ def start_private(extra_args: list) -> Target:
     base = tempfile.mkdtemp(prefix="beam-", dir=parent)
     argv = ["start", "--head", "--port", "0", "--temp-dir", base,
             "--owner-pid", str(os.getpid()), *extra_args]
-    try:
-        done = launcher.run_cli(argv)
-    except launcher.LauncherError as e:
+    out, err = io.BytesIO(), io.BytesIO()
+    try:  # one JVM, the daemon, as `ray start` does (launcher.start_detached)
+        code = launcher.start_detached(argv[1:], out, err)
+    except (launcher.LauncherError, OSError) as e:
         raise RuntimeError(f"ray.init() could not start a local beam cluster: {e}") from None
-    if done.returncode != 0:
+    if code != 0:
+        said = (err.getvalue() or out.getvalue()).decode("utf-8", errors="replace")
         raise RuntimeError(
             f"ray.init() could not start a local beam cluster (`ray {' '.join(argv)}` exited "
-            f"with {done.returncode}): {(done.stderr or done.stdout or '').strip()[-2000:]}")
+            f"with {code}): {said.strip()[-2000:]}")
     node = read_node_json(base)
     if node is None:
         raise RuntimeError(f"the local beam cluster started but wrote no node.json under {base}")

@@ -5,8 +5,8 @@ The daemon is Java; this module only locates a JVM and the jar and hands over ``
 ``ray start`` without ``--block``: then it launches the daemon JVM itself, detached, and
 relays the daemon's report (notices, errors, banner: all the daemon's text; its exit status
 on failure), which saves starting a second JVM for the CLI (beam.cli.ReadyReport has the
-protocol). ``run_cli()`` runs the CLI as a child process, which ``ray.init()`` uses to start
-a private cluster. The JVM gets the AOT cache beside the jar when it was made for this very
+protocol). ``ray.init()`` starts its private cluster the same way (``start_detached``);
+``run_cli()`` runs the CLI as a child process and waits for it. The JVM gets the AOT cache beside the jar when it was made for this very
 JVM and jar (ray/_beam/aotcache.py).
 """
 
@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
+from typing import BinaryIO
 
 from ray._beam import aotcache
 
@@ -163,8 +164,7 @@ def command(argv: Sequence[str]) -> list[str]:
 def daemon_command(argv: Sequence[str]) -> list[str]:
     """The java command line of a daemon for ``ray start ARGV`` that reports to us (the CLI's
     flags, as StartCommand does)."""
-    java, jar = find_java(), find_jar()
-    return [java, *jvm_flags(java, jar), "-cp", jar, MAIN_CLASS, "start", "--block", "--notify-ready", *argv]
+    return command(["start", "--block", "--notify-ready", *argv])
 
 
 def temp_root(argv: Sequence[str]) -> str:
@@ -192,10 +192,13 @@ def daemon_env() -> dict:
     return env
 
 
-def start_detached(argv: Sequence[str]) -> int:
+def start_detached(argv: Sequence[str], out: BinaryIO | None = None, err: BinaryIO | None = None) -> int:
     """``ray start ARGV`` (without --block): launch the daemon in a new session with stderr
-    appended to TEMP/beamd-stderr.log, print what it reports until it is ready, return the
-    exit status of ``ray start``."""
+    appended to TEMP/beamd-stderr.log, write what it reports to ``out`` and ``err`` (this
+    process's stdout and stderr unless given) until it is ready, return the exit status of
+    ``ray start``. ``ray start`` and ``ray.init()``'s private cluster both start this way."""
+    out = sys.stdout.buffer if out is None else out
+    err = sys.stderr.buffer if err is None else err
     cmd = daemon_command(argv)
     temp = temp_root(argv)
     os.makedirs(temp, exist_ok=True)
@@ -209,20 +212,21 @@ def start_detached(argv: Sequence[str]) -> int:
             if line.rstrip(b"\n") == READY:
                 return 0
             if line.startswith(OUT):
-                sys.stdout.buffer.write(line[len(OUT):])
-                sys.stdout.flush()
+                out.write(line[len(OUT):])
+                out.flush()
             elif line.startswith(ERR):
-                sys.stderr.buffer.write(line[len(ERR):])
-                sys.stderr.flush()
+                err.write(line[len(ERR):])
+                err.flush()
                 explained = True
     code = child.wait()
     if code != 0 and not explained:
-        print(f"beam: the daemon exited (code {code}) before it was ready; see {log_path}", file=sys.stderr)
+        err.write(f"beam: the daemon exited (code {code}) before it was ready; see {log_path}\n".encode())
+        err.flush()
     return code
 
 
 def run_cli(argv: Sequence[str], timeout: float | None = 120, **kwargs) -> subprocess.CompletedProcess:
-    """Run the CLI as a child process and wait for it (used to start a private cluster)."""
+    """Run the CLI as a child process and wait for it."""
     kwargs.setdefault("capture_output", True)
     kwargs.setdefault("text", True)
     kwargs.setdefault("env", daemon_env())
