@@ -31,13 +31,11 @@ class FrameBuffer:
         """The next complete frame received so far, or None. Raises framing.FrameError."""
         buf = self._buf
         if self._header is None:
-            if len(buf) < 4:
+            head = framing.split_header(buf)
+            if head is None:
                 return None
-            hlen = framing.parse_header_length(bytes(buf[:4]))
-            if len(buf) < 4 + hlen:
-                return None
-            self._header, self._plen = framing.parse_header(bytes(buf[4:4 + hlen]))
-            del buf[:4 + hlen]  # deleting from the front of a bytearray does not copy the rest
+            self._header, self._plen, start = head
+            del buf[:start]  # deleting from the front of a bytearray does not copy the rest
             if self._plen > _BIG:
                 self._body = bytearray(self._plen)
                 n = min(len(buf), self._plen)

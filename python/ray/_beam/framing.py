@@ -122,21 +122,31 @@ def parse_header(raw: bytes) -> Tuple[dict, int]:
     return header, plen
 
 
-def decode_frame(buf: bytes) -> Tuple[dict, bytes, int] | None:
-    """Decode one frame from the start of ``buf``.
-
-    Returns (header, payload, bytes consumed), or None if ``buf`` holds only part of a frame.
-    """
+def split_header(buf) -> Tuple[dict, int, int] | None:
+    """The header of the frame at the start of ``buf``: (header, plen, where its payload
+    starts), or None if ``buf`` does not hold the whole header yet."""
     if len(buf) < 4:
         return None
     hlen = parse_header_length(bytes(buf[:4]))
     if len(buf) < 4 + hlen:
         return None
     header, plen = parse_header(bytes(buf[4:4 + hlen]))
-    end = 4 + hlen + plen
+    return header, plen, 4 + hlen
+
+
+def decode_frame(buf: bytes) -> Tuple[dict, bytes, int] | None:
+    """Decode one frame from the start of ``buf``.
+
+    Returns (header, payload, bytes consumed), or None if ``buf`` holds only part of a frame.
+    """
+    head = split_header(buf)
+    if head is None:
+        return None
+    header, plen, start = head
+    end = start + plen
     if len(buf) < end:
         return None
-    return header, bytes(buf[4 + hlen:end]), end
+    return header, bytes(buf[start:end]), end
 
 
 def read_frame(read_exact: Callable[[int], bytes]) -> Tuple[dict, bytes]:
