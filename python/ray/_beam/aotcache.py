@@ -23,14 +23,21 @@ def paths(jar: str) -> tuple[str, str]:
     return stem + ".aot", stem + ".aot.json"
 
 
-def java_version(java: str) -> str | None:
-    """The full version of the runtime that owns ``java`` (e.g. "25.0.3+9-LTS"), from its
-    ``release`` file; None without one."""
+def java_release(java: str) -> str | None:
+    """The ``release`` file of the runtime that owns ``java`` (its versions), or None."""
     release = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(java))), "release")
     try:
         with open(release, errors="replace") as f:
-            text = f.read()
+            return f.read()
     except OSError:
+        return None
+
+
+def java_version(java: str) -> str | None:
+    """The full version of the runtime that owns ``java`` (e.g. "25.0.3+9-LTS"), from its
+    ``release`` file; None without one."""
+    text = java_release(java)
+    if text is None:
         return None
     for key in ("JAVA_RUNTIME_VERSION", "JAVA_VERSION"):
         m = re.search(rf'^{key}="?([^"\n]+)"?', text, re.M)

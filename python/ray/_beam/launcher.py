@@ -45,14 +45,7 @@ def java_major(java: str) -> int | None:
 
     Falls back to ``java -version`` only when there is no release file (odd installs).
     """
-    release = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(java))), "release")
-    text = None
-    if os.path.isfile(release):
-        try:
-            with open(release, errors="replace") as f:
-                text = f.read()
-        except OSError:
-            text = None
+    text = aotcache.java_release(java)
     if text is not None:
         m = re.search(r'^JAVA_VERSION="?([0-9][^"\s]*)"?', text, re.M)
         return _major(m.group(1)) if m else None
