@@ -36,9 +36,7 @@ def young_gcs(pid):
 
 def one_round(procs, pkg, extra_env, n):
     tmp = tempfile.mkdtemp(prefix="ab.", dir="/tmp")
-    env = bench.clean_env()
-    env.update({"BEAM_JAVA": start_time.JAVA, **extra_env, "RAY_TMPDIR": tmp, "PYTHONPATH": pkg})
-    ray = [start_time.PYTHON, "-c", start_time.RAY_MAIN, pkg]
+    env, ray = start_time.variant_env(pkg, extra_env, tmp)
     try:
         procs.run(ray + ["start", "--head", "--port", "0", "--num-cpus", "8", "--temp-dir", tmp], env, timeout=120)
         with open(os.path.join(tmp, "session_latest", "node.json")) as f:
@@ -67,14 +65,8 @@ def main():
     ap.add_argument("variants", nargs="+")
     args = ap.parse_args()
     variants = [start_time.parse_variant(v) for v in args.variants]
-    procs = bench.Procs()
-    got = {name: [] for name, _, _ in variants}
-    for i in range(args.rounds):
-        for name, pkg, env in variants:
-            r = one_round(procs, pkg, env, args.n)
-            got[name].append(r)
-            print(f"round {i + 1}/{args.rounds} {name}: " + ", ".join(f"{k} {v:,.0f}" for k, v in r.items()),
-                  file=sys.stderr, flush=True)
+    got = start_time.alternate(variants, args.rounds, lambda procs, pkg, env: one_round(procs, pkg, env, args.n),
+                               lambda r: ", ".join(f"{k} {v:,.0f}" for k, v in r.items()))
     keys = list(next(iter(got.values()))[0])
     print(f"| variant | {' | '.join(keys)} | rounds |  (load average {os.getloadavg()[0]:.1f})")
     print("|---" * (len(keys) + 2) + "|")

@@ -50,13 +50,29 @@ def parse_variant(text):
     return name, os.path.abspath(parts[0]), env
 
 
+def variant_env(pkg, extra_env, tmp):
+    """(environment, `ray` command) for running the variant in PKG with its sessions in TMP."""
+    env = bench.clean_env()
+    env.update({"BEAM_JAVA": JAVA, **extra_env, "RAY_TMPDIR": tmp, "PYTHONPATH": pkg})
+    return env, [PYTHON, "-c", RAY_MAIN, pkg]
+
+
+def alternate(variants, rounds, measure, describe):
+    """measure(procs, pkg, env) for every variant in turn, ROUNDS times (background load then
+    hits all of them alike); each result is logged with describe(result). {name: [results]}."""
+    procs = bench.Procs()
+    got = {name: [] for name, _, _ in variants}
+    for i in range(rounds):
+        for name, pkg, env in variants:
+            r = measure(procs, pkg, env)
+            got[name].append(r)
+            print(f"round {i + 1}/{rounds} {name}: {describe(r)}", file=sys.stderr, flush=True)
+    return got
+
+
 def cycle(procs, pkg, extra_env):
     tmp = tempfile.mkdtemp(prefix="st.", dir="/tmp")
-    env = bench.clean_env()
-    env["BEAM_JAVA"] = JAVA
-    env.update(extra_env)
-    env["RAY_TMPDIR"] = tmp
-    ray = [PYTHON, "-c", RAY_MAIN, pkg]
+    env, ray = variant_env(pkg, extra_env, tmp)
     before = set(procs.descendants())
     try:
         _, _, _, dt = procs.run(ray + ["start", "--head", "--port", "0", "--temp-dir", tmp], env, timeout=120)
@@ -79,14 +95,8 @@ def main():
     if args.snapshot:
         return snapshot(args.snapshot)
     variants = [parse_variant(v) for v in args.variants] or [("this checkout", os.path.join(ROOT, "python"), {})]
-    procs = bench.Procs()
-    got = {name: [] for name, _, _ in variants}
-    for i in range(args.reps):
-        for name, pkg, env in variants:
-            dt, init, rss = cycle(procs, pkg, env)
-            got[name].append((dt, init, rss))
-            print(f"round {i + 1}/{args.reps} {name}: start {dt:.3f} s, first init {init:.3f} s, "
-                  f"idle RSS {rss:.1f} MiB", file=sys.stderr, flush=True)
+    got = alternate(variants, args.reps, cycle,
+                    lambda r: f"start {r[0]:.3f} s, first init {r[1]:.3f} s, idle RSS {r[2]:.1f} MiB")
     load = os.getloadavg()[0]
     print(f"| variant | start median (s) | start best (s) | first ray.init (s) | idle RSS median (MiB) | "
           f"N |  (load average {load:.1f})")
