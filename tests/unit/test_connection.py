@@ -9,6 +9,7 @@ import pytest
 
 from ray._beam import framing
 from ray._beam.connection import Connection
+from ray._beam.spin import SpinPolicy
 
 
 class FakeDaemon:
@@ -173,4 +174,42 @@ def test_followers_get_their_replies_while_another_thread_leads():
     for t in threads:
         t.join(30)
     assert results == {n: (n, True if n == 4 else 0) for n in range(8)}
+    c.close()
+
+
+def test_waiter_polls_for_quick_replies_and_stops_polling_when_they_are_slow(monkeypatch):
+    """Adaptive polling (spin.py) on a real socket: quick replies are caught by the poll, a
+    reply later than the window is still received (by the blocking read after it), and once
+    replies are consistently slow the waiter sleeps at once."""
+    import time
+    delay = {"s": 0.0}
+
+    def handler(h, p, send):
+        def answer():
+            time.sleep(delay["s"])
+            send({"op": "reply", "rid": h["rid"], "ok": True, "n": h["n"]})
+        threading.Thread(target=answer).start()
+    d = FakeDaemon(handler)
+    monkeypatch.setenv("BEAM_SPIN_US", "50000")  # 50 ms: wide enough for a loaded test machine
+    c = Connection(d.path)
+    c.start()
+    polls = []
+
+    class Recording(SpinPolicy):
+        __slots__ = ()
+
+        def record(self, hit):
+            polls.append(hit)
+            super().record(hit)
+    c.spin = Recording(c.spin.budget)
+    for n in range(5):
+        assert c.request("echo", {"n": n}, timeout=10)["n"] == n
+    assert polls and all(polls), polls
+    c.spin.budget = 0.002  # now every reply comes later than the window
+    delay["s"] = 0.02
+    polls.clear()
+    for n in range(20):
+        assert c.request("echo", {"n": n}, timeout=10)["n"] == n
+    assert polls[:8] == [False] * 8  # it polled and missed, then fell back to blocking
+    assert len(polls) < 20 and c.spin.window() == 0.0  # and stopped polling
     c.close()

@@ -34,6 +34,7 @@ from typing import Callable, Dict, Optional
 
 from ray._beam import framing
 from ray._beam.framebuffer import FrameBuffer
+from ray._beam.spin import SpinPolicy, budget_from_env
 
 logger = logging.getLogger("ray")
 
@@ -100,6 +101,7 @@ class Connection:
         # The daemon's frame limit, learned from the hello reply: checked before sending so
         # an oversize argument fails here with a clear error instead of losing the link.
         self.max_payload_bytes = framing.MAX_PAYLOAD_BYTES
+        self.spin = SpinPolicy(budget_from_env())  # only the read role's holder uses it
         self._frames = FrameBuffer(self._sock)  # only the read role's holder touches it
         self._idle_reader = threading.Thread(target=self._idle_loop, name="beam-reader", daemon=True)
 
@@ -238,10 +240,11 @@ class Connection:
         try:
             frame = self._frames.pop()
             if frame is None:
-                if block and timeout is not None and not _readable(self._sock, timeout):
-                    return
-                if not self._frames.fill(block):
-                    return
+                if not (block and self._poll(timeout)):
+                    if block and timeout is not None and not _readable(self._sock, timeout):
+                        return
+                    if not self._frames.fill(block):
+                        return
                 frame = self._frames.pop()
             while frame is not None:
                 self._dispatch(*frame)
@@ -252,6 +255,21 @@ class Connection:
             self._fail(self._gone(f"bad frame: {e}"))
         except OSError as e:
             self._fail(self._gone(str(e)))
+
+    def _poll(self, timeout: Optional[float]) -> bool:
+        """Receive without blocking for up to the spin policy's window (spin.py); True if
+        bytes came. Timeouts shorter than the window are not polled."""
+        window = self.spin.window()
+        if window <= 0.0 or (timeout is not None and timeout < window):
+            return False
+        fill = self._frames.fill
+        end = time.perf_counter() + window
+        while not fill(False):
+            if time.perf_counter() > end:
+                self.spin.record(False)
+                return False
+        self.spin.record(True)
+        return True
 
     def _idle_loop(self) -> None:
         """Read while nobody waits (the module doc); exits once the link is closed."""

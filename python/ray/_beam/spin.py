@@ -1,0 +1,61 @@
+"""How long a waiting thread polls its socket before it sleeps (adaptive spinning).
+
+On a virtual machine a thread that sleeps in ``recv`` and is woken by the kernel costs
+20-40 microseconds more than one that is already running and finds the bytes there
+(docs/PERFORMANCE.md, "Spinning before sleeping"). A sync call that waits for its reply is
+usually answered within a few hundred microseconds, so the waiting thread first polls the
+socket without blocking for up to ``budget`` seconds and only then sleeps.
+
+Polling burns a core, so it is only worth it while waits are short. ``window()`` says how
+long to poll for the next wait; ``record()`` is told whether that poll found the bytes. The
+policy keeps a moving average of the hit rate (each poll weighs 1/8); while it is at least
+``MIN_HIT_RATE`` the thread polls on every wait, below that it sleeps at once and polls again
+only on every ``PROBE_EVERY``-th wait, to notice when waits have become short. So a process
+whose replies take milliseconds (a model step) polls on one wait in 16, while one in a tight
+call loop polls on every wait, even when a few replies come late.
+"""
+
+from __future__ import annotations
+
+import os
+
+DEFAULT_BUDGET_US = 300.0
+MIN_HIT_RATE = 0.25
+WEIGHT = 1.0 / 8
+PROBE_EVERY = 16
+
+def budget_from_env(name: str = "BEAM_SPIN_US", default: float = DEFAULT_BUDGET_US) -> float:
+    """The polling budget in seconds from the environment (microseconds; 0 turns it off)."""
+    raw = os.environ.get(name, "")
+    try:
+        return max(0.0, float(raw)) * 1e-6 if raw.strip() else default * 1e-6
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a number of microseconds; set it to e.g. "
+                         f"{int(default)}, or 0 to turn polling off") from None
+
+
+class SpinPolicy:
+    """The per-connection predictor. Used only by the thread that holds the read role."""
+
+    __slots__ = ("budget", "hit_rate", "skipped")
+
+    def __init__(self, budget: float):
+        self.budget = budget
+        self.hit_rate = 1.0
+        self.skipped = 0
+
+    def window(self) -> float:
+        """Seconds to poll before sleeping on the next wait (0: sleep at once)."""
+        if self.budget <= 0.0:
+            return 0.0
+        if self.hit_rate >= MIN_HIT_RATE:
+            return self.budget
+        self.skipped += 1
+        if self.skipped >= PROBE_EVERY:
+            self.skipped = 0
+            return self.budget
+        return 0.0
+
+    def record(self, hit: bool) -> None:
+        """The poll that ``window()`` allowed found bytes (hit) or ran out (miss)."""
+        self.hit_rate += WEIGHT * ((1.0 if hit else 0.0) - self.hit_rate)
