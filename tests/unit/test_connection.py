@@ -213,3 +213,40 @@ def test_waiter_polls_for_quick_replies_and_stops_polling_when_they_are_slow(mon
     assert polls[:8] == [False] * 8  # it polled and missed, then fell back to blocking
     assert len(polls) < 20 and c.spin.window() == 0.0  # and stopped polling
     c.close()
+
+
+def test_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_ends():
+    """An idle worker waits for its next call for as long as there is none: the idle
+    reader must not wake every 5 ms meanwhile, and once the wait ends it must take over at
+    once (pushes then arrive while nobody waits)."""
+    import time
+
+    def handler(h, p, send):
+        if h["op"] == "push_later":
+            def later():
+                time.sleep(0.05)
+                send({"op": "pushed"})
+            threading.Thread(target=later).start()
+    d = FakeDaemon(handler)
+    c = Connection(d.path)
+    checks = []
+    wait = c._idle.wait
+    c._idle.wait = lambda timeout=None: (checks.append(timeout), wait(timeout))[1]
+    got = threading.Event()
+    c.on("pushed", lambda h, p: got.set())
+    stop = threading.Event()
+    waiter = threading.Thread(target=c.wait_for, args=(stop.is_set, 30), daemon=True)
+    waiter.start()
+    time.sleep(0.1)
+    c.start()  # the idle reader finds a waiter, so it goes to its periodic checks
+    time.sleep(1.0)
+    assert 0 < len(checks) < 20, checks  # 5, 10, 20, ... 200 ms, not 200 checks of 5 ms
+    assert max(checks) == pytest.approx(0.2)
+    stop.set()
+    d.send({"op": "nudge"})  # wakes the waiter (it reads and finds stop set)
+    waiter.join(5)
+    t0 = time.monotonic()
+    c.send("push_later")  # answered 50 ms later, with nobody waiting
+    assert got.wait(5)
+    assert time.monotonic() - t0 < 0.15, "the idle reader was not woken when the wait ended"
+    c.close()

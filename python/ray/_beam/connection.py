@@ -10,7 +10,10 @@ without a hand-off between threads (each hand-off costs a wake-up, tens of micro
   release wakes it.
 - The *idle reader* thread reads only while no thread waits: it checks every
   IDLE_RECHECK_S whether that is so, then polls the socket without the role, and takes the
-  role for what has arrived. It keeps pushes
+  role for what has arrived. While one wait goes on (no waiter left since the last check:
+  an idle worker waiting for its next call, a driver in a long ``ray.get``) the checks back
+  off, doubling up to IDLE_RECHECK_MAX_S, and the waiter that leaves such a wait wakes the
+  idle reader itself. So an idle process wakes a few times a second, not 200. It keeps pushes
   (results for callbacks and futures, logs, placement group events) flowing while the
   program does something else.
 
@@ -75,6 +78,7 @@ class _Waiter:
 # How soon the idle reader takes over once the last waiter has left. Waking it on every
 # leave cost two extra thread wake-ups per sync call (leave, then the next reply's poll).
 IDLE_RECHECK_S = 0.005
+IDLE_RECHECK_MAX_S = 0.2  # the check's period while one wait goes on
 _COALESCE_BYTES = 64 * 1024  # payloads up to this are copied behind the header and sent at once
 
 
@@ -94,6 +98,8 @@ class Connection:
         self._idle = threading.Condition(lock)  # the idle reader sleeps here while anyone waits
         self._reading = False  # a thread holds the read role
         self._waiting = 0  # threads inside wait_for
+        self._leaves = 0  # waits ended so far: unchanged between two checks means one long wait
+        self._idle_backed_off = False  # the idle reader checks less often; the next leave wakes it
         self._waiters: Dict[int, _Waiter] = {}
         self._rids = itertools.count(1)
         self._handlers: Dict[str, PushHandler] = {}
@@ -185,8 +191,13 @@ class Connection:
 
     def _leave(self) -> None:
         """One waiter fewer (under ``cond``). The idle reader is not woken: it looks again
-        within IDLE_RECHECK_S, so a program that waits call after call never wakes it."""
+        within IDLE_RECHECK_S, so a program that waits call after call never wakes it;
+        unless it has backed off (a long wait ends), then it is woken here, once."""
         self._waiting -= 1
+        self._leaves += 1
+        if self._waiting == 0 and self._idle_backed_off:
+            self._idle_backed_off = False
+            self._idle.notify()
 
     def close(self, reason: str = "connection closed by this process") -> None:
         """Close the socket; a thread blocked reading it then sees the end and stops."""
@@ -277,8 +288,15 @@ class Connection:
         poller.register(self._sock.fileno(), select.POLLIN)
         while True:
             with self._idle:
+                period, seen = IDLE_RECHECK_S, self._leaves
                 while (self._waiting or self._reading) and self._closed is None:
-                    self._idle.wait(IDLE_RECHECK_S)
+                    self._idle_backed_off = period > IDLE_RECHECK_S
+                    self._idle.wait(period)
+                    if self._leaves == seen:  # the same wait goes on: look less often
+                        period = min(2 * period, IDLE_RECHECK_MAX_S)
+                    else:
+                        period, seen = IDLE_RECHECK_S, self._leaves
+                self._idle_backed_off = False
                 if self._closed is not None:
                     return
             try:
