@@ -38,3 +38,10 @@ def test_budget_from_env(monkeypatch):
     monkeypatch.setenv("BEAM_SPIN_US", "fast")
     with pytest.raises(ValueError, match="BEAM_SPIN_US='fast' is not a number of microseconds"):
         spin.budget_from_env()
+
+
+def test_waits_for_more_replies_than_spare_cores_never_poll():
+    p = SpinPolicy(300e-6, max_replies=2)
+    assert p.window(1) == p.window(2) == 300e-6
+    assert p.window(3) == 0.0  # the workers computing 3 replies need the cores
+    assert SpinPolicy(300e-6).max_replies >= 1  # from this machine's cores, at least 1

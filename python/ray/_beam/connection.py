@@ -154,8 +154,11 @@ class Connection:
             raise ConnectionError(self._closed)
         self._write({"op": op, **(fields or {})}, payload)
 
-    def wait_for(self, done: Callable[[], bool], timeout: Optional[float] = None) -> bool:
+    def wait_for(self, done: Callable[[], bool], timeout: Optional[float] = None,
+                 replies: int = 1) -> bool:
         """Block until ``done()`` (called under ``cond``) is true; False if ``timeout`` passed.
+        ``replies``: how many frames must arrive for that, which decides whether to poll
+        before sleeping (spin.py).
 
         Reads and dispatches frames itself while no other thread holds the read role (the
         module doc). Once the link is closed it only waits: closing fails every pending
@@ -179,7 +182,7 @@ class Connection:
                             break
                         cond.wait(remaining)
                 try:
-                    self._read_some(remaining)
+                    self._read_some(remaining, replies=replies)
                 finally:
                     with cond:
                         self._reading = False
@@ -245,13 +248,13 @@ class Connection:
 
     # -- reading (only by the holder of the read role) ------------------------------------
 
-    def _read_some(self, timeout: Optional[float] = None, block: bool = True) -> None:
+    def _read_some(self, timeout: Optional[float] = None, block: bool = True, replies: int = 1) -> None:
         """Dispatch every complete frame; receive once first if none is buffered. Waits at
         most ``timeout`` for bytes (forever if None); with ``block`` off, not at all."""
         try:
             frame = self._frames.pop()
             if frame is None:
-                if not (block and self._poll(timeout)):
+                if not (block and self._poll(timeout, replies)):
                     if block and timeout is not None and not _readable(self._sock, timeout):
                         return
                     if not self._frames.fill(block):
@@ -267,10 +270,10 @@ class Connection:
         except OSError as e:
             self._fail(self._gone(str(e)))
 
-    def _poll(self, timeout: Optional[float]) -> bool:
+    def _poll(self, timeout: Optional[float], replies: int) -> bool:
         """Receive without blocking for up to the spin policy's window (spin.py); True if
         bytes came. Timeouts shorter than the window are not polled."""
-        window = self.spin.window()
+        window = self.spin.window(replies)
         if window <= 0.0 or (timeout is not None and timeout < window):
             return False
         fill = self._frames.fill

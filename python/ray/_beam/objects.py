@@ -64,7 +64,7 @@ class ObjectTable:
         # the waiters, and installs the connection's ``wait_for`` (which reads the socket
         # itself while no other thread does, see connection.py).
         self._cond = cond or threading.Condition(threading.RLock())
-        self.wait_for: Callable[[Callable[[], bool], Optional[float]], bool] = self._wait_here
+        self.wait_for: Callable[[Callable[[], bool], Optional[float], int], bool] = self._wait_here
         self._entries: Dict[str, _Entry] = {}
         self._closed: Optional[Callable[[], BaseException]] = None
 
@@ -126,6 +126,8 @@ class ObjectTable:
         """Block until ``num_ready`` of the objects are done; None on timeout, else entries."""
         with self._cond:
             entries = [self._lookup(oid) for oid in oids]
+            pending = sum(e.state == PENDING for e in entries)
+        replies = min(pending, num_ready)  # frames to wait for (decides polling, spin.py)
         if num_ready == len(entries):  # ray.get: skip what is done once (results come in order)
             cursor = 0
 
@@ -137,9 +139,9 @@ class ObjectTable:
         else:
             def done() -> bool:
                 return sum(e.state != PENDING for e in entries) >= num_ready
-        return entries if self.wait_for(done, timeout) else None
+        return entries if self.wait_for(done, timeout, max(1, replies)) else None
 
-    def _wait_here(self, done: Callable[[], bool], timeout: Optional[float]) -> bool:
+    def _wait_here(self, done: Callable[[], bool], timeout: Optional[float], replies: int = 1) -> bool:
         """Waiting without a connection (a table on its own, in tests)."""
         with self._cond:
             return self._cond.wait_for(done, timeout)

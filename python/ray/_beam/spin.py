@@ -13,6 +13,10 @@ policy keeps a moving average of the hit rate (each poll weighs 1/8); while it i
 only on every ``PROBE_EVERY``-th wait, to notice when waits have become short. So a process
 whose replies take milliseconds (a model step) polls on one wait in 16, while one in a tight
 call loop polls on every wait, even when a few replies come late.
+
+A wait for more replies than ``max_replies`` (the cores beyond two: one for the daemon, one
+for the poller) never polls: the workers computing those replies need the cores, and on 2
+cores a driver polling through a broadcast to 4 actors slowed it (bench/ab_calls.py).
 """
 
 from __future__ import annotations
@@ -34,19 +38,27 @@ def budget_from_env(name: str = "BEAM_SPIN_US", default: float = DEFAULT_BUDGET_
                          f"{int(default)}, or 0 to turn polling off") from None
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 class SpinPolicy:
     """The per-connection predictor. Used only by the thread that holds the read role."""
 
-    __slots__ = ("budget", "hit_rate", "skipped")
+    __slots__ = ("budget", "max_replies", "hit_rate", "skipped")
 
-    def __init__(self, budget: float):
+    def __init__(self, budget: float, max_replies: int | None = None):
         self.budget = budget
+        self.max_replies = max_replies if max_replies is not None else max(1, _cores() - 2)
         self.hit_rate = 1.0
         self.skipped = 0
 
-    def window(self) -> float:
-        """Seconds to poll before sleeping on the next wait (0: sleep at once)."""
-        if self.budget <= 0.0:
+    def window(self, replies: int = 1) -> float:
+        """Seconds to poll before sleeping on a wait for ``replies`` replies (0: sleep at once)."""
+        if self.budget <= 0.0 or replies > self.max_replies:
             return 0.0
         if self.hit_rate >= MIN_HIT_RATE:
             return self.budget
