@@ -1,7 +1,7 @@
 """The call path, A/B between beam builds: sync calls, a 4 KB broadcast to 4 actors, pipelined
 calls, and how often the daemon collected garbage meanwhile.
 
-    .venv/bin/python bench/ab_calls.py [--rounds 4] [--n 3000] NAME=DIR[,ENV=VALUE...] ...
+    .venv/bin/python bench/ab_calls.py [--rounds 4] [--n 3000] [--two-hosts] NAME=DIR[,ENV=VALUE...] ...
 
 DIR holds a built `ray` package (its lib/ with the jar and AOT cache): this checkout's
 `python/`, another worktree's `python/` after its `./dev build`, or a snapshot made with
@@ -10,6 +10,10 @@ shared: alternating spreads background load over all of them): a fresh `ray star
 from DIR, `bench/workload.py calls --n N` against it (4 actors; N sync calls, N/3 broadcast
 rounds, 5N pipelined calls), the daemon's young-GC count before and after (its hsperfdata
 counter, read with jcmd), then `ray stop`. Prints the medians over rounds.
+
+With --two-hosts each round joins a second daemon on 127.0.0.2 (as bench/bench.py does) and
+times the cross-host path instead: N sync calls to an actor on the joined node, and N/3
+broadcasts to 4 actors on each host (`bench/workload.py twohost`).
 """
 import argparse
 import json
@@ -58,14 +62,43 @@ def one_round(procs, pkg, extra_env, n):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def two_host_round(procs, pkg, extra_env, n):
+    tmp = tempfile.mkdtemp(prefix="ab.", dir="/tmp")
+    tmp2 = tempfile.mkdtemp(prefix="ab2.", dir="/tmp")
+    env, ray = start_time.variant_env(pkg, extra_env, tmp)
+    try:
+        procs.run(ray + ["start", "--head", "--port", "0", "--num-cpus", "8", "--temp-dir", tmp], env, timeout=120)
+        with open(os.path.join(tmp, "session_latest", "node.json")) as f:
+            address = json.load(f)["address"]
+        with open(os.path.join(tmp, "session_latest", "auth_token")) as f:
+            join_env = dict(env, RAY_AUTH_TOKEN=f.read().strip())
+        procs.run(ray + ["start", "--address", address, "--num-cpus", "8", "--temp-dir", tmp2,
+                         "--node-ip-address", bench.JOIN_IP], join_env, timeout=120)
+        _, out, err, _ = procs.run([start_time.PYTHON, bench.WORKLOAD, "twohost", "--n", str(n),
+                                    "--node-ip", bench.JOIN_IP], env, timeout=600)
+        line = next((x for x in reversed(out.splitlines()) if x.startswith("BENCH-RESULT ")), None)
+        if line is None:
+            raise RuntimeError(f"workload twohost: no result\n{err[-3000:]}")
+        r = json.loads(line[len("BENCH-RESULT "):])
+        return {"remote sync p50 (us)": r["remote_sync"]["p50_us"], "remote sync p99 (us)": r["remote_sync"]["p99_us"],
+                "bcast8 p50 (us)": r["bcast8"]["p50_us"], "bcast8 p99 (us)": r["bcast8"]["p99_us"]}
+    finally:
+        procs.run(ray + ["stop", "--temp-dir", tmp2], env, timeout=60, check=False)
+        procs.run(ray + ["stop", "--temp-dir", tmp], env, timeout=60, check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp2, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--n", type=int, default=3000)
+    ap.add_argument("--two-hosts", action="store_true", help="time the cross-host path instead")
     ap.add_argument("variants", nargs="+")
     args = ap.parse_args()
     variants = [start_time.parse_variant(v) for v in args.variants]
-    got = start_time.alternate(variants, args.rounds, lambda procs, pkg, env: one_round(procs, pkg, env, args.n),
+    measure = two_host_round if args.two_hosts else one_round
+    got = start_time.alternate(variants, args.rounds, lambda procs, pkg, env: measure(procs, pkg, env, args.n),
                                lambda r: ", ".join(f"{k} {v:,.0f}" for k, v in r.items()))
     keys = list(next(iter(got.values()))[0])
     print(f"| variant | {' | '.join(keys)} | rounds |  (load average {os.getloadavg()[0]:.1f})")

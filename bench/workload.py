@@ -400,6 +400,19 @@ def process_tree(roots):
     return out
 
 
+def cmd_twohost(args):
+    """The cross-host call path (bench/ab_calls.py --two-hosts): sync calls to an actor on the
+    joined node, then broadcasts to 4 actors on each host."""
+    ray.init()
+    ips = sorted({n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"]})
+    assert args.node_ip in ips and len(ips) == 2, f"want two nodes, one at {args.node_ip}: {ips}"
+    head_ip = [ip for ip in ips if ip != args.node_ip][0]
+    local = make(4, resources={f"node:{head_ip}": 0.001})
+    remote_ = make(4, resources={f"node:{args.node_ip}": 0.001})
+    assert ray.get([a.node_ip.remote() for a in remote_]) == [args.node_ip] * 4
+    emit({"remote_sync": sync_calls(remote_[0], args.n), "bcast8": broadcast(local + remote_, max(1, args.n // 3))})
+
+
 def cmd_multihost(args):
     q = args.quick
     res = {}
@@ -457,7 +470,7 @@ T_IMPORT_DONE = time.perf_counter()
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["init", "main", "vllm", "multihost", "calls", "cpu", "trace"])
+    ap.add_argument("cmd", choices=["init", "main", "vllm", "multihost", "twohost", "calls", "cpu", "trace"])
     ap.add_argument("--cluster-pids", default="")
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--hold", type=float, default=0)
@@ -466,7 +479,7 @@ def main():
     ap.add_argument("--node-ip")
     ap.add_argument("--kill-pids", default="")
     args = ap.parse_args()
-    {"init": cmd_init, "main": cmd_main, "vllm": cmd_vllm, "multihost": cmd_multihost,
+    {"init": cmd_init, "main": cmd_main, "vllm": cmd_vllm, "multihost": cmd_multihost, "twohost": cmd_twohost,
      "calls": cmd_calls, "cpu": cmd_cpu, "trace": cmd_trace}[args.cmd](args)
 
 

@@ -20,6 +20,8 @@ public final class Frame {
     private byte[] wireHeader; // length prefix + JSON header as received, until the tree is built
     private final RelayHeader relay;
     private final byte[] payload;
+    /** The client id a plain call or result carried on a node link (removed from wireHeader), else -1. */
+    private final long linkCid;
 
     public Frame(ObjectNode header, byte[] payload) {
         this(header, null, null, payload);
@@ -29,19 +31,53 @@ public final class Frame {
         this(header, NO_PAYLOAD);
     }
 
-    private Frame(ObjectNode header, byte[] wireHeader, RelayHeader relay, byte[] payload) {
+    private Frame(ObjectNode header, byte[] wireHeader, RelayHeader relay, byte[] payload, long linkCid) {
         this.header = header;
         this.wireHeader = wireHeader;
         this.relay = relay;
         this.payload = payload == null ? NO_PAYLOAD : payload;
+        this.linkCid = linkCid;
+    }
+
+    private Frame(ObjectNode header, byte[] wireHeader, RelayHeader relay, byte[] payload) {
+        this(header, wireHeader, relay, payload, -1);
     }
 
     /**
      * A plain call or result as read: {@code wireHeader} is its u32 length prefix and JSON
-     * header, which {@code relay} describes.
+     * header, which {@code relay} describes; {@code linkCid} the client id it was tagged with
+     * on a node link (already cut from {@code wireHeader}), or -1.
      */
-    static Frame relayable(byte[] wireHeader, RelayHeader relay, byte[] payload) {
-        return new Frame(null, wireHeader, relay, payload);
+    static Frame relayable(byte[] wireHeader, RelayHeader relay, byte[] payload, long linkCid) {
+        return new Frame(null, wireHeader, relay, payload, linkCid);
+    }
+
+    /**
+     * The client id of a plain call or result read from a node link, where it came as the
+     * header's first field ({@link #taggedWith}); -1 for every other frame, whose {@code cid},
+     * if any, is in {@link #header()}.
+     */
+    public long linkCid() {
+        return linkCid;
+    }
+
+    /**
+     * A copy of this frame tagged with a node-link client id (docs/PROTOCOL.md, "After the
+     * join"). A plain call or result gets {@code "cid": N} spliced in as its first field, on
+     * the bytes; any other frame gets it in a copy of its tree.
+     */
+    public Frame taggedWith(long cid) {
+        byte[] wire = wireHeader();
+        if (wire != null && wire.length > 5 && wire[4] == '{') {
+            byte[] field = ("{\"cid\":" + cid + ",").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            int headerLen = wire.length - 4 - 1 + field.length;
+            byte[] tagged = new byte[4 + headerLen];
+            java.nio.ByteBuffer.wrap(tagged).putInt(headerLen).put(field).put(wire, 5, wire.length - 5);
+            return new Frame(null, tagged, relay, payload);
+        }
+        ObjectNode h = header().deepCopy();
+        h.put("cid", cid);
+        return new Frame(h, payload);
     }
 
     /** The header as a JSON tree (built on first use for a relayable frame). */

@@ -93,9 +93,16 @@ public final class FrameCodec {
         wire = Arrays.copyOf(wire, 4 + (int) headerLen);
         readFully(data, wire, 4, (int) headerLen, "frame header");
         RelayHeader relay = RelayHeader.scan(wire, 4, (int) headerLen);
+        long cid = -1;
+        if (relay == null && (cid = RelayHeader.leadingCid(wire, 4, (int) headerLen)) >= 0) {
+            // a plain call or result tagged on a node link: cut the tag, keep the fast path
+            byte[] untagged = RelayHeader.withoutLeadingCid(wire);
+            relay = RelayHeader.scan(untagged, 4, untagged.length - 4);
+            if (relay != null) wire = untagged;
+        }
         if (relay != null) {
             checkPayloadLimit(relay.plen());
-            return Frame.relayable(wire, relay, readPayload(data, relay.plen()));
+            return Frame.relayable(wire, relay, readPayload(data, relay.plen()), cid);
         }
         ObjectNode header = parseHeader(wire, 4, (int) headerLen);
         return new Frame(header, readPayload(data, payloadLength(header)));

@@ -81,6 +81,34 @@ public record RelayHeader(String op, String actorId, String oid, String method, 
         return null;
     }
 
+    private static final byte[] CID_FIELD = ascii("{\"cid\":");
+
+    /**
+     * The client id when the header in {@code json[offset, offset + length)} starts with
+     * exactly {@code {"cid":N,} (N a plain non-negative integer of at most 18 digits), as
+     * {@link Frame#taggedWith} writes it on node links; else -1.
+     */
+    static long leadingCid(byte[] json, int offset, int length) {
+        int end = offset + length;
+        int i = offset + CID_FIELD.length;
+        if (i >= end || !Arrays.equals(json, offset, i, CID_FIELD, 0, CID_FIELD.length)) return -1;
+        long cid = 0;
+        int start = i;
+        while (i < end && json[i] >= '0' && json[i] <= '9' && i - start < 18) cid = cid * 10 + (json[i++] - '0');
+        if (i == start || i >= end || json[i] != ',' || (json[start] == '0' && i - start > 1)) return -1;
+        return cid;
+    }
+
+    /** A length-prefixed header that {@link #leadingCid} accepted, without that first field. */
+    static byte[] withoutLeadingCid(byte[] wire) {
+        int comma = 4 + CID_FIELD.length;
+        while (wire[comma] != ',') comma++;
+        int headerLen = wire.length - 4 - (comma - 4); // drop '{"cid":N' and keep '{' in place of ','
+        byte[] out = new byte[4 + headerLen];
+        java.nio.ByteBuffer.wrap(out).putInt(headerLen).put((byte) '{').put(wire, comma + 1, wire.length - comma - 1);
+        return out;
+    }
+
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }

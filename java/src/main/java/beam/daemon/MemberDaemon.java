@@ -203,11 +203,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         head.send(clientEvent("client_open", cid));
         try {
             Frame frame;
-            while ((frame = local.read()) != null) {
-                ObjectNode h = frame.header();
-                h.put("cid", cid);
-                head.send(frame);
-            }
+            while ((frame = local.read()) != null) head.send(frame.taggedWith(cid));
         } catch (FrameException e) {
             LOG.warning("closing a local client: " + e.getMessage());
         } catch (IOException e) {
@@ -242,6 +238,11 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     }
 
     private void handleFromHead(Frame frame) {
+        if (frame.linkCid() >= 0) { // a plain call or result for a local client, tag already cut
+            Connection local = clients.get(frame.linkCid());
+            if (local != null) local.send(frame);
+            return;
+        }
         ObjectNode h = frame.header();
         if (h.has("cid")) {
             Connection local = clients.get(h.path("cid").asLong());

@@ -7,7 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * Frames of the node link (docs/PROTOCOL.md, "Node links"). A frame that carries a
  * {@code cid} belongs to a client of the joined node and is relayed as-is; every other
- * frame is a link op.
+ * frame is a link op. A plain call or result carries it as its first field, read and cut
+ * on the bytes by the codec ({@link Frame#linkCid()}); other frames carry it in their tree.
  */
 final class LinkOps {
     static final String CID = "cid";
@@ -21,23 +22,21 @@ final class LinkOps {
 
     /** A copy of {@code frame} tagged with the client id. */
     static Frame tag(Frame frame, long cid) {
-        ObjectNode h = frame.header().deepCopy();
-        h.put(CID, cid);
-        return new Frame(h, frame.payload());
+        return frame.taggedWith(cid);
     }
 
-    /** The frame without its client id (the header is modified in place). */
+    /** The frame without its client id (a tree's is removed in place). */
     static Frame untag(Frame frame) {
-        frame.header().remove(CID);
+        if (frame.linkCid() < 0) frame.header().remove(CID);
         return frame;
     }
 
     static boolean isRelayed(Frame frame) {
-        return frame.header().has(CID);
+        return frame.linkCid() >= 0 || frame.header().has(CID);
     }
 
     static long cid(Frame frame) {
-        return frame.header().path(CID).asLong(-1);
+        return frame.linkCid() >= 0 ? frame.linkCid() : frame.header().path(CID).asLong(-1);
     }
 
     static Frame clientEvent(String op, long cid) {

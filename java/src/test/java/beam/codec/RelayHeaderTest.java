@@ -153,4 +153,71 @@ class RelayHeaderTest {
         }
         assertThat(accepted).isGreaterThan(5_000);
     }
+
+    @Test
+    void aTaggedPlainFrameCrossesANodeLinkOnTheFastPathAndComesOutAsItWent() throws Exception {
+        byte[] in = wire("{\"op\":\"call\",\"actor_id\":\"" + ACTOR + "\",\"oid\":\"" + OID + "\",\"method\":\"m\",\"plen\":2}",
+                new byte[] {1, 2});
+        Frame frame = codec.decode(new ByteArrayInputStream(in));
+        byte[] onLink = FrameCodec.encode(frame.taggedWith(42));
+        String linkHeader = new String(onLink, 4, ByteBuffer.wrap(onLink).getInt(), StandardCharsets.UTF_8);
+        assertThat(linkHeader).startsWith("{\"cid\":42,\"op\":\"call\"");
+        assertThat(FrameCodec.JSON.readTree(linkHeader).get("cid").asLong()).isEqualTo(42); // plain JSON on the wire
+        Frame arrived = codec.decode(new ByteArrayInputStream(onLink));
+        assertThat(arrived.linkCid()).isEqualTo(42);
+        assertThat(arrived.relay()).isEqualTo(frame.relay());
+        assertThat(FrameCodec.encode(arrived)).isEqualTo(in); // the tag is gone, the rest byte for byte
+        assertThat(arrived.header().has("cid")).isFalse();
+        assertThat(frame.linkCid()).isEqualTo(-1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"cid\": 7,\"op\":\"result\",\"oid\":\"OID\",\"status\":\"ok\"}", // a space: not the writer's form
+        "{\"cid\":07,\"op\":\"result\",\"oid\":\"OID\",\"status\":\"ok\"}", // leading zero (not JSON either)
+        "{\"cid\":7,\"op\":\"result\",\"oid\":\"OID\",\"status\":\"ok\",\"kind\":\"X\"}", // rest not plain
+        "{\"op\":\"result\",\"oid\":\"OID\",\"status\":\"ok\",\"cid\":7}", // cid last
+        "{\"cid\":\"7\",\"op\":\"result\",\"oid\":\"OID\",\"status\":\"ok\"}", // a string
+    })
+    void anyOtherTaggedHeaderTakesTheTreePathWithItsCid(String json) throws Exception {
+        String text = json.replace("OID", OID);
+        if (text.contains(":07,")) {
+            assertThat(RelayHeader.leadingCid(text.getBytes(StandardCharsets.UTF_8), 0, text.length())).isEqualTo(-1);
+            return; // Jackson rejects the leading zero too: the frame would be refused as bad JSON
+        }
+        Frame frame = codec.decode(new ByteArrayInputStream(wire(text, new byte[0])));
+        assertThat(frame.linkCid()).isEqualTo(-1);
+        assertThat(frame.relay()).isNull();
+        assertThat(frame.header().get("cid").asText()).isEqualTo("7");
+    }
+
+    @Test
+    void aFrameWithoutHeaderBytesIsTaggedInACopyOfItsTree() {
+        com.fasterxml.jackson.databind.node.ObjectNode h = FrameCodec.JSON.createObjectNode().put("op", "reply").put("rid", 3);
+        Frame frame = new Frame(h, new byte[] {9});
+        Frame tagged = frame.taggedWith(5);
+        assertThat(tagged.header().get("cid").asLong()).isEqualTo(5);
+        assertThat(tagged.payload()).containsExactly(9);
+        assertThat(frame.header().has("cid")).isFalse(); // the original is untouched
+    }
+
+    /** Random plain headers and client ids: tagging then reading back gives the same frame. */
+    @Test
+    void taggingRoundTripsOnRandomPlainFrames() throws Exception {
+        java.util.Random rnd = new java.util.Random(11);
+        String[] spaces = {"", " ", "\n"};
+        for (int n = 0; n < 5_000; n++) {
+            String sp = spaces[rnd.nextInt(spaces.length)];
+            String json = rnd.nextBoolean()
+                    ? "{" + sp + "\"op\":\"call\"," + sp + "\"actor_id\":\"" + ACTOR + "\",\"oid\":\"" + OID + "\",\"method\":\"m" + n + "\"}"
+                    : "{\"oid\":\"" + OID + "\"," + sp + "\"op\":\"result\",\"status\":\"ok\"" + sp + "}";
+            long cid = rnd.nextInt(4) == 0 ? rnd.nextLong(0, 999_999_999_999_999_999L) : rnd.nextInt(1000);
+            byte[] in = wire(json, new byte[0]);
+            Frame frame = codec.decode(new ByteArrayInputStream(in));
+            Frame back = codec.decode(new ByteArrayInputStream(FrameCodec.encode(frame.taggedWith(cid))));
+            assertThat(back.linkCid()).as(json).isEqualTo(cid);
+            assertThat(back.relay()).as(json).isEqualTo(frame.relay());
+            assertThat(FrameCodec.encode(back)).as(json).isEqualTo(in);
+        }
+    }
 }
