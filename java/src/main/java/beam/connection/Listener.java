@@ -15,7 +15,7 @@ import java.util.logging.Logger;
 
 /**
  * Accepts connections on one unix or TCP address. One platform thread accepts; each
- * connection is handed to {@code handler} on its own thread ({@link #threads()}). A permit of
+ * connection is handed to {@code handler} on its own thread ({@link #threads(boolean)}). A permit of
  * {@code maxConnections} is taken before accept and released when the connection closes,
  * so a flood of connections waits in the kernel's backlog instead of exhausting fds.
  */
@@ -23,6 +23,13 @@ public final class Listener implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Listener.class.getName());
 
     static final int TLS_HANDSHAKE_MILLIS = 5_000;
+    /**
+     * Plain TCP connections (node links) served like the unix socket's clients, on platform
+     * threads with direct writes, at most this many at once; the rest get virtual threads
+     * (see {@link #threads}).
+     */
+    static final int DIRECT_TCP_CONNECTIONS = 64;
+    private final Semaphore directTcp = new Semaphore(DIRECT_TCP_CONNECTIONS);
     private final ServerSocketChannel server;
     private final java.net.ServerSocket tlsServer;
     private final FrameCodec codec;
@@ -138,9 +145,18 @@ public final class Listener implements AutoCloseable {
                     boolean unix = name.startsWith("unix");
                     String peer = unix ? "unix-client" : String.valueOf(channel.getRemoteAddress());
                     if (!unix) channel.socket().setTcpNoDelay(true);
-                    Connection connection = new Connection(unix ? Transport.nonBlocking(channel) : Transport.of(channel),
-                            codec, peer, threads());
-                    threads().name("conn " + peer).start(() -> serve(connection));
+                    boolean direct = unix || directTcp.tryAcquire();
+                    Thread.Builder threads = threads(direct);
+                    Connection connection;
+                    try {
+                        connection = new Connection(direct ? Transport.nonBlocking(channel) : Transport.of(channel),
+                                codec, peer, threads);
+                    } catch (IOException | RuntimeException e) {
+                        if (direct && !unix) directTcp.release();
+                        throw e;
+                    }
+                    if (direct && !unix) connection.onClose(directTcp::release);
+                    threads.name("conn " + peer).start(() -> serve(connection));
                     handedOver = true;
                 } finally {
                     if (!handedOver) {
@@ -201,14 +217,16 @@ public final class Listener implements AutoCloseable {
     }
 
     /**
-     * Threads for one connection's reader and writer. The unix socket serves a handful of
-     * local clients whose calls are latency-bound: platform threads there wait in their own
-     * selector, without the virtual-thread poller's extra hop, and the channel is
-     * non-blocking so that senders write to it directly (Connection). TCP serves node
-     * links, possibly a thousand: virtual threads, blocking channels, queued writes.
+     * Threads for one connection's reader and writer. Latency-bound connections (the unix
+     * socket's local clients, and the first {@link #DIRECT_TCP_CONNECTIONS} node links) get
+     * platform threads that wait in their own selector, without the virtual-thread poller's
+     * extra hop, over a non-blocking channel that senders write to directly (Connection): a
+     * call to an actor on a joined node then wakes no writer thread on the head. A head with
+     * more links than that (the scale benchmark's thousand simulated nodes) serves the rest on
+     * virtual threads, blocking channels and queued writes, which cost a few kilobytes each.
      */
-    private Thread.Builder threads() {
-        return name.startsWith("unix") ? Thread.ofPlatform().daemon().stackSize(256 * 1024) : Thread.ofVirtual();
+    private static Thread.Builder threads(boolean direct) {
+        return direct ? Thread.ofPlatform().daemon().stackSize(256 * 1024) : Thread.ofVirtual();
     }
 
     /** Runs the handler for one accepted connection; its permit returns when it closes. */
