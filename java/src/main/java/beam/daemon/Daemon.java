@@ -85,7 +85,8 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
                 c -> LocalClientLoop.run(c, this, origin)).start();
         session.writeNodeJson(nodeId, nodeIp, gcsAddress, ProcessHandle.current().pid());
-        Thread.ofVirtual().name("ticker").start(this::tickLoop);
+        // a platform thread: waking a virtual one each second cost the idle daemon a few ms of CPU
+        Thread.ofPlatform().daemon().name("ticker").start(this::tickLoop);
         if (config.ownerPid() > 0) {
             ProcessHandle.of(config.ownerPid()).ifPresentOrElse(
                     h -> h.onExit().thenRun(() -> {

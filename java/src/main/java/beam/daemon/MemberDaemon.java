@@ -89,7 +89,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         // A platform thread: a plain link's channel is non-blocking and its reader waits in a
         // selector (connectPlain), which would pin a virtual thread's carrier.
         Thread.ofPlatform().daemon().name("head link").start(this::linkLoop);
-        Thread.ofVirtual().name("heartbeat").start(this::heartbeatLoop);
+        new beam.link.Pulse(heartbeat, "heartbeat").add(this::beat);
         pythonVersions.thenAccept(py -> {
             ObjectNode h = Frames.header("node_versions");
             h.set("versions", py);
@@ -284,19 +284,15 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
                 h.path("log_to_owner").asBoolean(true), h.path("omp_threads").asInt(1));
     }
 
-    private void heartbeatLoop() {
-        while (!stopping.get()) {
-            head.send(new Frame(Frames.header("ping")));
-            try {
-                Thread.sleep(heartbeat.periodMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
-            if (lastSeen.silentMillis() > heartbeat.timeoutMillis()) {
-                headLost("no heartbeat from the head for " + lastSeen.silentMillis() + " ms");
-                return;
-            }
+    /** One heartbeat (beam.link.Pulse): give up on a silent head, else ping it. */
+    private boolean beat() {
+        if (stopping.get()) return false;
+        if (lastSeen.silentMillis() > heartbeat.timeoutMillis()) {
+            headLost("no heartbeat from the head for " + lastSeen.silentMillis() + " ms");
+            return false;
         }
+        head.send(new Frame(Frames.header("ping")));
+        return true;
     }
 
     private void headLost(String reason) {

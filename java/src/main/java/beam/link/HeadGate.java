@@ -29,11 +29,13 @@ public final class HeadGate {
     private final DaemonContext daemon;
     private final TokenAuth auth;
     private final Heartbeat heartbeat;
+    private final Pulse pulse;
 
     public HeadGate(DaemonContext daemon, TokenAuth auth, Heartbeat heartbeat) {
         this.daemon = daemon;
         this.auth = auth;
         this.heartbeat = heartbeat;
+        this.pulse = new Pulse(heartbeat, "heartbeats");
     }
 
     public void serve(Connection connection) {
@@ -89,12 +91,14 @@ public final class HeadGate {
         }
         List<String> gpuIds = new ArrayList<>();
         h.path("gpu_ids").forEach(g -> gpuIds.add(g.asText()));
-        MemberLink link = new MemberLink(connection, daemon, nodeId, ip, h.path("session_dir").asText(""), heartbeat);
+        MemberLink link = new MemberLink(connection, daemon, nodeId, ip, h.path("session_dir").asText(""), heartbeat, pulse);
         ObjectNode reply = Frames.ok(rid);
         reply.put("head_node_id", daemon.nodeId());
         reply.put("namespace", daemon.cluster().namespace());
         reply.put("heartbeat_ms", heartbeat.periodMillis());
         reply.put("timeout_ms", heartbeat.timeoutMillis());
+        // before addNode: adding the node may place waiting actors on it at once, and the node
+        // reads the first frame after its join as the reply
         connection.send(new Frame(reply));
         ObjectNode facts = h.path("facts") instanceof ObjectNode f ? f : Frames.header("facts");
         facts.remove("op");

@@ -30,8 +30,8 @@ import java.util.logging.Logger;
  * {@link Session} for every client of that node (drivers and actor workers), whose frames
  * arrive tagged with a client id. The node's process events come up as link ops.
  *
- * <p>Threads: {@link #run()} reads on the connection's virtual thread, in order; sends
- * only queue. {@code clients} is concurrent because the cluster pushes from any thread.
+ * <p>Threads: {@link #run()} reads on the connection's thread, in order; sends
+ * never wait (Connection). {@code clients} is concurrent because the cluster pushes from any thread.
  */
 public final class MemberLink implements NodeLink {
     private static final Logger LOG = Logger.getLogger(MemberLink.class.getName());
@@ -49,8 +49,11 @@ public final class MemberLink implements NodeLink {
     private final Map<Long, CompletableFuture<JsonNode>> probes = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicLong nextProbe = new java.util.concurrent.atomic.AtomicLong();
 
+    private final Pulse pulse;
+
     MemberLink(Connection connection, DaemonContext daemon, String nodeId, String nodeIp, String sessionDir,
-               Heartbeat heartbeat) {
+               Heartbeat heartbeat, Pulse pulse) {
+        this.pulse = pulse;
         this.connection = connection;
         this.daemon = daemon;
         this.cluster = daemon.cluster();
@@ -62,7 +65,7 @@ public final class MemberLink implements NodeLink {
 
     /** Reads the link until it closes, then declares the node lost (unless it left cleanly). */
     void run() {
-        Thread.ofVirtual().name("heartbeat " + nodeIp).start(this::heartbeatLoop);
+        pulse.add(this::beat);
         String reason = "its beam daemon's connection closed (the daemon or its host died)";
         try {
             Frame frame;
@@ -141,21 +144,17 @@ public final class MemberLink implements NodeLink {
         };
     }
 
-    private void heartbeatLoop() {
-        while (!lost.get()) {
-            connection.send(LinkOps.op("ping"));
-            try {
-                Thread.sleep(heartbeat.periodMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
-            if (lastSeen.silentMillis() > heartbeat.timeoutMillis()) {
-                declareLost("it sent no heartbeat for " + lastSeen.silentMillis() + " ms (the host died or its network "
-                        + "was cut)");
-                connection.close();
-                return;
-            }
+    /** One heartbeat ({@link Pulse}): declare the node lost after too long a silence, else ping it. */
+    private boolean beat() {
+        if (lost.get()) return false;
+        if (lastSeen.silentMillis() > heartbeat.timeoutMillis()) {
+            declareLost("it sent no heartbeat for " + lastSeen.silentMillis() + " ms (the host died or its network "
+                    + "was cut)");
+            connection.close();
+            return false;
         }
+        connection.send(LinkOps.op("ping"));
+        return true;
     }
 
     private void declareLost(String reason) {

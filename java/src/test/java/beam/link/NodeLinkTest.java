@@ -156,6 +156,7 @@ class NodeLinkTest {
             ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(join(new TokenAuth(token).answer(nonce))))));
             assertThat(codec.decode(in).header().get("ok").asBoolean()).isTrue();
             long t0 = System.nanoTime();
+            while (node("127.0.0.9") == null) Thread.sleep(1); // the head adds it just after the reply
             while (node("127.0.0.9").get("Alive").asBoolean()) {
                 assertThat((System.nanoTime() - t0) / 1e6).as("declared dead within 3 s").isLessThan(3_000);
                 Thread.sleep(20);
