@@ -74,3 +74,30 @@ def test_callbacks_run_once_on_completion():
     t.on_done(ref.hex(), lambda e: seen.append(e.load()))
     assert seen == ["x", "x"]
     assert ref.future().result(1) == "x"
+
+
+def test_waits_tell_the_reader_how_many_results_are_still_missing():
+    """ray.get / ray.wait pass the connection a count of results still to come, re-read after
+    each arrival: it decides whether the reading thread polls before sleeping (spin.py), so
+    the last reply of a broadcast is polled for and the first three are not."""
+    t = ObjectTable()
+    oids = [f"o{i}" for i in range(4)]
+    refs = [t.register(o) for o in oids]  # noqa: F841 - keeps the entries alive
+    seen = []
+
+    def wait_for(done, timeout, replies):
+        arrived = 0
+        while not done():
+            seen.append(replies())
+            t.resolve(oids[arrived], data=cloudpickle.dumps(arrived))
+            arrived += 1
+        return True
+    t.wait_for = wait_for
+    assert t.get(oids, None) == [0, 1, 2, 3]
+    assert seen == [4, 3, 2, 1]
+    more = [f"p{i}" for i in range(3)]
+    refs += [t.register(o) for o in more]
+    seen.clear()
+    oids = more
+    assert t.ready_mask(more, 2, None) == [True, True, False]  # ray.wait(num_returns=2)
+    assert seen == [2, 1]

@@ -33,7 +33,7 @@ import select
 import socket
 import threading
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Union
 
 from ray._beam import framing
 from ray._beam.framebuffer import FrameBuffer
@@ -155,10 +155,10 @@ class Connection:
         self._write({"op": op, **(fields or {})}, payload)
 
     def wait_for(self, done: Callable[[], bool], timeout: Optional[float] = None,
-                 replies: int = 1) -> bool:
+                 replies: Union[int, Callable[[], int]] = 1) -> bool:
         """Block until ``done()`` (called under ``cond``) is true; False if ``timeout`` passed.
-        ``replies``: how many frames must arrive for that, which decides whether to poll
-        before sleeping (spin.py).
+        ``replies``: how many frames must still arrive for that (or a function that says so
+        after each ``done()``), which decides whether to poll before sleeping (spin.py).
 
         Reads and dispatches frames itself while no other thread holds the read role (the
         module doc). Once the link is closed it only waits: closing fails every pending
@@ -182,7 +182,7 @@ class Connection:
                             break
                         cond.wait(remaining)
                 try:
-                    self._read_some(remaining, replies=replies)
+                    self._read_some(remaining, replies=replies() if callable(replies) else replies)
                 finally:
                     with cond:
                         self._reading = False

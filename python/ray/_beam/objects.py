@@ -64,7 +64,7 @@ class ObjectTable:
         # the waiters, and installs the connection's ``wait_for`` (which reads the socket
         # itself while no other thread does, see connection.py).
         self._cond = cond or threading.Condition(threading.RLock())
-        self.wait_for: Callable[[Callable[[], bool], Optional[float], int], bool] = self._wait_here
+        self.wait_for: Callable[..., bool] = self._wait_here
         self._entries: Dict[str, _Entry] = {}
         self._closed: Optional[Callable[[], BaseException]] = None
 
@@ -126,22 +126,26 @@ class ObjectTable:
         """Block until ``num_ready`` of the objects are done; None on timeout, else entries."""
         with self._cond:
             entries = [self._lookup(oid) for oid in oids]
-            pending = sum(e.state == PENDING for e in entries)
-        replies = min(pending, num_ready)  # frames to wait for (decides polling, spin.py)
+        # How many results must still arrive, as of the last done(): it decides whether the
+        # reading thread polls before it sleeps (spin.py), e.g. for the last reply of a broadcast.
+        missing = num_ready
         if num_ready == len(entries):  # ray.get: skip what is done once (results come in order)
             cursor = 0
 
             def done() -> bool:
-                nonlocal cursor
+                nonlocal cursor, missing
                 while cursor < len(entries) and entries[cursor].state != PENDING:
                     cursor += 1
+                missing = len(entries) - cursor  # at most; later ones may be in already
                 return cursor == len(entries)
         else:
             def done() -> bool:
-                return sum(e.state != PENDING for e in entries) >= num_ready
-        return entries if self.wait_for(done, timeout, max(1, replies)) else None
+                nonlocal missing
+                missing = num_ready - sum(e.state != PENDING for e in entries)
+                return missing <= 0
+        return entries if self.wait_for(done, timeout, lambda: max(1, missing)) else None
 
-    def _wait_here(self, done: Callable[[], bool], timeout: Optional[float], replies: int = 1) -> bool:
+    def _wait_here(self, done: Callable[[], bool], timeout: Optional[float], replies=1) -> bool:
         """Waiting without a connection (a table on its own, in tests)."""
         with self._cond:
             return self._cond.wait_for(done, timeout)
