@@ -55,6 +55,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
+    private beam.link.Pulse pulse;
     private Connection head;
     private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
             NodeFacts.pythonVersions();
@@ -89,7 +90,8 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         // A platform thread: a plain link's channel is non-blocking and its reader waits in a
         // selector (connectPlain), which would pin a virtual thread's carrier.
         Thread.ofPlatform().daemon().name("head link").start(this::linkLoop);
-        new beam.link.Pulse(heartbeat, "heartbeat").add(this::beat);
+        pulse = new beam.link.Pulse(heartbeat, "heartbeat");
+        pulse.add(this::beat);
         pythonVersions.thenAccept(py -> {
             ObjectNode h = Frames.header("node_versions");
             h.set("versions", py);
@@ -330,6 +332,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS);
         session.removeNodeJson();
         if (head != null) head.closeAfterFlush();
+        if (pulse != null) pulse.close();
         LOG.info("beam daemon stopped");
         stopped.countDown();
     }

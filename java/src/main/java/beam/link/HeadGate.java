@@ -38,6 +38,11 @@ public final class HeadGate {
         this.pulse = new Pulse(heartbeat, "heartbeats");
     }
 
+    /** Stops the heartbeat clock (daemon shutdown). */
+    public void close() {
+        pulse.close();
+    }
+
     public void serve(Connection connection) {
         String nonce = TokenAuth.newNonce();
         ObjectNode challenge = Frames.header("challenge");

@@ -144,13 +144,18 @@ public final class MemberLink implements NodeLink {
         };
     }
 
-    /** One heartbeat ({@link Pulse}): declare the node lost after too long a silence, else ping it. */
+    /**
+     * One heartbeat ({@link Pulse}): declare the node lost after too long a silence, else ping it.
+     * The loss is handled on a thread of its own, so the shared clock keeps pinging the others.
+     */
     private boolean beat() {
         if (lost.get()) return false;
-        if (lastSeen.silentMillis() > heartbeat.timeoutMillis()) {
-            declareLost("it sent no heartbeat for " + lastSeen.silentMillis() + " ms (the host died or its network "
-                    + "was cut)");
-            connection.close();
+        long silent = lastSeen.silentMillis();
+        if (silent > heartbeat.timeoutMillis()) {
+            Thread.ofVirtual().name("node lost " + nodeIp).start(() -> {
+                declareLost("it sent no heartbeat for " + silent + " ms (the host died or its network was cut)");
+                connection.close();
+            });
             return false;
         }
         connection.send(LinkOps.op("ping"));

@@ -13,8 +13,8 @@ import java.util.logging.Logger;
  * thread calls {@link Beating#beat()} on every link registered here (which sends its
  * {@code ping} and checks the peer's silence), rather than each link sleeping on a thread of
  * its own. One wake-up per period serves every link: an idle daemon costs next to nothing
- * (a virtual thread's wake-up costs about a millisecond of the carrier pool's CPU here,
- * docs/PERFORMANCE.md), and a head with a thousand links sends their pings in one pass.
+ * (a virtual thread's wake-up cost the carrier pool 1-3 ms of CPU on the benchmark's VM,
+ * docs/DESIGN.md, "Threads"), and a head with a thousand links sends their pings in one pass.
  * The clock runs only while some link is registered: a head without joined nodes never wakes
  * for it.
  */
@@ -59,7 +59,8 @@ public final class Pulse implements AutoCloseable {
         for (Beating link : links) {
             try {
                 if (!link.beat()) links.remove(link);
-            } catch (RuntimeException e) { // a bug in one link must not stop the others' heartbeats
+            } catch (Throwable e) { // one link's failure must not stop the others' heartbeats (an
+                // exception out of a periodic task ends its schedule for good, silently)
                 LOG.log(Level.SEVERE, "a link's heartbeat failed; it is no longer watched", e);
                 links.remove(link);
             }
