@@ -27,8 +27,8 @@ import java.util.logging.Logger;
  * <p><b>Writes.</b> At most one thread writes to the socket at a time: the holder of the
  * write turn. The turn and the queue change only under {@link #lock}:
  * <pre>
- *   IDLE   --send: transport can write now (unix socket)-----------------> DIRECT
- *   IDLE   --send: it cannot (TCP, TLS) / closeAfterFlush------------------> WRITER
+ *   IDLE   --send: transport can write now (non-blocking channel)--------> DIRECT
+ *   IDLE   --send: it cannot (blocking channel, TLS) / closeAfterFlush-----> WRITER
  *   DIRECT --the frame went out whole, nothing queued meanwhile------------> IDLE
  *   DIRECT --a remainder is left, frames were queued, or close requested---> WRITER
  *   WRITER --queue empty, no close requested-------------------------------> IDLE
@@ -38,10 +38,12 @@ import java.util.logging.Logger;
  * socket did not take goes to the head of the queue. WRITER: this connection's writer
  * thread drains the queue, waiting for the socket to drain (it blocks only itself). A send
  * that finds the turn taken queues its frame behind the holder, and the queue is non-empty
- * only while someone holds the turn, so frames leave in send order. TLS and TCP transports
- * (node links) cannot write without blocking, so their frames always take the WRITER path,
- * and so do frames sent by an interrupted thread (NIO closes a channel that an interrupted
- * thread does I/O on).
+ * only while someone holds the turn, so frames leave in send order. Non-blocking channels
+ * (the unix socket's clients, a joined node's link, up to 64 plain-TCP links on the head at a
+ * time: Listener.threads) take the DIRECT path; blocking channels (the other node links) and
+ * TLS cannot write without blocking, so their frames always take the WRITER path, and so do
+ * frames sent by an interrupted thread (NIO closes a channel that an interrupted thread does
+ * I/O on).
  *
  * <p><b>Limits and closing.</b> Bytes queued and not yet written are capped at
  * {@link #MAX_QUEUED_BYTES}; {@link #closeAfterFlush()} hands the turn to the writer, which
@@ -95,7 +97,7 @@ public final class Connection implements AutoCloseable {
         this(transport, codec, peer, Thread.ofVirtual());
     }
 
-    /** {@code threads} makes the writer thread (virtual, or platform for the few local clients). */
+    /** {@code threads} makes the writer thread (platform for the non-blocking channels, else virtual). */
     public Connection(Transport transport, FrameCodec codec, String peer, Thread.Builder threads) {
         this(transport, codec, peer, threads, MAX_QUEUED_BYTES);
     }

@@ -88,6 +88,11 @@ public final class Listener implements AutoCloseable {
         return this;
     }
 
+    /** Direct-TCP slots free now (tests). */
+    int directSlotsFree() {
+        return directTcp.availablePermits();
+    }
+
     public SocketAddress localAddress() throws IOException {
         return tlsServer != null ? tlsServer.getLocalSocketAddress() : server.getLocalAddress();
     }
@@ -218,7 +223,7 @@ public final class Listener implements AutoCloseable {
 
     /**
      * Threads for one connection's reader and writer. Latency-bound connections (the unix
-     * socket's local clients, and the first {@link #DIRECT_TCP_CONNECTIONS} node links) get
+     * socket's local clients, and up to {@link #DIRECT_TCP_CONNECTIONS} node links at a time) get
      * platform threads that wait in their own selector, without the virtual-thread poller's
      * extra hop, over a non-blocking channel that senders write to directly (Connection): a
      * call to an actor on a joined node then wakes no writer thread on the head. A head with

@@ -71,8 +71,9 @@ class ListenerTest {
                 Connection first = accepted.poll(10, TimeUnit.SECONDS);
                 clients.get(0).close();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (first.isOpen() && System.nanoTime() < deadline) Thread.sleep(10);
+                while (listener.directSlotsFree() == 0 && System.nanoTime() < deadline) Thread.sleep(10);
                 assertThat(first.isOpen()).isFalse();
+                assertThat(listener.directSlotsFree()).isEqualTo(1);
                 SocketChannel again = SocketChannel.open(listener.localAddress());
                 clients.add(again);
                 assertThat(servedVirtually(again, 99)).isFalse();
