@@ -191,7 +191,7 @@ def test_waiter_polls_for_quick_replies_and_stops_polling_when_they_are_slow(mon
                 d.conn.sendall(framing.encode_frame({"op": "reply", "rid": h["rid"], "ok": True, "n": h["n"]}))
         threading.Thread(target=answer).start()
     d = FakeDaemon(handler)
-    monkeypatch.setenv("BEAM_SPIN_US", "50000")  # 50 ms: wide enough for a loaded test machine
+    monkeypatch.setenv("BEAM_SPIN_US", "1000000")  # 1 s: wide enough for a loaded test machine
     c = Connection(d.path)
     c.start()
     polls = []
@@ -241,7 +241,9 @@ def test_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_ends(monk
     stop = threading.Event()
     waiter = threading.Thread(target=c.wait_for, args=(stop.is_set, 30), daemon=True)
     waiter.start()
-    time.sleep(0.1)
+    deadline = time.monotonic() + 10
+    while c._waiting == 0 and time.monotonic() < deadline:
+        time.sleep(0.001)
     c.start()  # the idle reader finds a waiter, so it goes to its periodic checks
     time.sleep(1.5)  # checks at 5, 10, 20, ... ms; the one from 1.275 s lasts 1.28 s
     assert 0 < len(checks) < 20, checks  # not 300 checks of 5 ms
@@ -253,4 +255,17 @@ def test_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_ends(monk
     c.send("push_later")  # answered 50 ms later, with nobody waiting
     assert got.wait(5)
     assert time.monotonic() - t0 < 0.6, "the idle reader was not woken when the wait ended"
+    c.close()
+
+
+def test_a_timed_wait_ends_at_its_deadline_whether_or_not_it_polled(monkeypatch):
+    import time
+    d = FakeDaemon(lambda h, p, send: None)  # never answers
+    monkeypatch.setenv("BEAM_SPIN_US", "500000")  # polls 0.5 s of the 0.6 s timeout first
+    c = Connection(d.path)
+    c.start()
+    t0 = time.monotonic()
+    with pytest.raises(TimeoutError):
+        c.request("slow", timeout=0.6)
+    assert time.monotonic() - t0 < 0.9  # not 0.5 s of polling plus the whole 0.6 s again
     c.close()

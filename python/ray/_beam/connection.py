@@ -254,7 +254,10 @@ class Connection:
         try:
             frame = self._frames.pop()
             if frame is None:
+                polled_from = time.monotonic()
                 if not (block and self._poll(timeout, replies)):
+                    if timeout is not None:  # what is left of it after polling
+                        timeout = max(0.0, timeout - (time.monotonic() - polled_from))
                     if block and timeout is not None and not _readable(self._sock, timeout):
                         return
                     if not self._frames.fill(block):

@@ -6,17 +6,19 @@ On a virtual machine a thread that sleeps in ``recv`` and is woken by the kernel
 usually answered within a few hundred microseconds, so the waiting thread first polls the
 socket without blocking for up to ``budget`` seconds and only then sleeps.
 
-Polling burns a core, so it is only worth it while waits are short. ``window()`` says how
-long to poll for the next wait; ``record()`` is told whether that poll found the bytes. The
-policy keeps a moving average of the hit rate (each poll weighs 1/8); while it is at least
-``MIN_HIT_RATE`` the thread polls on every wait, below that it sleeps at once and polls again
-only on every ``PROBE_EVERY``-th wait, to notice when waits have become short. So a process
-whose replies take milliseconds (a model step) polls on one wait in 16, while one in a tight
-call loop polls on every wait, even when a few replies come late.
+Polling burns a core, so it is only worth it while waits are short. ``window()`` is asked
+before each receive that would sleep (one or more per wait) how long to poll first;
+``record()`` is told whether that poll found bytes. The policy keeps a moving average of the
+hit rate (each poll weighs 1/8); while it is at least ``MIN_HIT_RATE`` the thread polls before
+every such receive, below that it sleeps at once and polls again only on every
+``PROBE_EVERY``-th one, to notice when replies have become quick. So a process whose replies
+take milliseconds (a model step) polls about once in 16 waits, while one in a tight call loop
+polls on every wait, even when a few replies come late.
 
-A wait for more replies than ``max_replies`` (the cores beyond two: one for the daemon, one
-for the poller) never polls: the workers computing those replies need the cores, and on 2
-cores a driver polling through a broadcast to 4 actors slowed it (bench/ab_calls.py).
+While more replies than ``max_replies`` are missing (max(1, cores - 2): one core for the
+daemon, one for the poller; cores as this process may use them, affinity and cgroup quota)
+it never polls: the workers computing those replies need the cores, and on 2 cores a driver
+polling through a broadcast to 4 actors slowed it (bench/ab_calls.py).
 """
 
 from __future__ import annotations
@@ -39,10 +41,19 @@ def budget_from_env(name: str = "BEAM_SPIN_US", default: float = DEFAULT_BUDGET_
 
 
 def _cores() -> int:
+    """CPUs this process may use: its affinity, capped by a cgroup v2 quota (a container)."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    try:
+        with open("/sys/fs/cgroup/cpu.max") as f:
+            quota, period = f.read().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return cores
 
 
 class SpinPolicy:
