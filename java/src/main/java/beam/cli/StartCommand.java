@@ -20,8 +20,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * {@code ray start}: starts this node's daemon. With {@code --block} this JVM is the daemon.
@@ -29,93 +30,139 @@ import picocli.CommandLine.Option;
  * plus {@code --block --notify-ready}) and relays the child's report (see {@link ReadyReport}):
  * its notices, errors and banner, and its exit status when it fails before it is ready. The
  * Python {@code ray} launcher does the same relaying itself, without this JVM.
+ *
+ * <p>Its options are declared with picocli's programmatic model ({@link #commandLine()}), not
+ * annotations like the other commands: reading annotations makes the JDK generate a proxy
+ * class per annotation type at run time, which the AOT cache cannot hold, and that took
+ * picocli about 40 ms of every daemon start (docs/PERFORMANCE.md, "picocli without
+ * annotations on the start path"). {@link Main#main} parses {@code ray start ...} with this
+ * command alone.
  */
-@Command(name = "start", addMethodSubcommands = false, description = "Start the beam daemon on this machine.")
 public final class StartCommand implements Callable<Integer> {
-    @Option(names = "--head", description = "Start the head node of a new cluster.")
+    static final String DESCRIPTION = "Start the beam daemon on this machine.";
+    /** Ray's flags that do not apply to beam: accepted (with or without a value) and ignored. */
+    static final String[] IGNORED_RAY_FLAGS = {"--dashboard-host", "--dashboard-port", "--include-dashboard",
+        "--disable-usage-stats", "--object-store-memory", "--memory", "--dashboard-agent-listen-port",
+        "--dashboard-agent-grpc-port", "--metrics-export-port", "--min-worker-port", "--max-worker-port",
+        "--node-manager-port", "--object-manager-port", "--runtime-env-agent-port", "--ray-client-server-port",
+        "--redis-password", "--system-config", "--plasma-directory", "--object-spilling-directory", "--storage",
+        "--log-style", "--log-color", "--verbose", "--labels", "--node-name", "--worker-port-list",
+        "--disable-log-dedup", "--enable-object-reconstruction", "--gcs-server-port", "--autoscaling-config",
+        "--no-monitor", "--tracing-startup-hook", "--include-log-monitor"};
+
     boolean head;
-
-    @Option(names = "--address", description = "Join the cluster whose head is at HOST:PORT.")
     String address;
-
-    @Option(names = "--port", description = "TCP port of the head (default ${DEFAULT-VALUE}).", defaultValue = "6379")
     int port;
-
-    @Option(names = "--num-gpus", description = "GPUs this node offers (default: detected).")
     Integer numGpus;
-
-    @Option(names = "--num-cpus", description = "CPUs this node offers (default: the core count).")
     Integer numCpus;
-
-    @Option(names = "--resources", description = "Custom resources as JSON, e.g. '{\"TPU\": 4}'.")
     String resources;
-
-    @Option(names = "--node-ip-address", description = "The IP other hosts reach this node on (default: detected).")
     String nodeIp;
-
-    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).")
     String tempDir;
-
-    @Option(names = "--block", description = "Stay in the foreground until stopped.")
     boolean block;
-
-    @Option(names = "--auth-token-path", description = "File with the cluster token (joining nodes; else "
-            + "$RAY_AUTH_TOKEN or $RAY_AUTH_TOKEN_PATH).")
     String authTokenPath;
-
-    @Option(names = "--heartbeat-period-ms", description = "Heartbeat period of node links (default ${DEFAULT-VALUE}).",
-            defaultValue = "500")
     long heartbeatMillis;
-
-    @Option(names = "--node-timeout-ms", description = "Silence after which a node (or the head) is declared lost "
-            + "(default ${DEFAULT-VALUE}).", defaultValue = "2500")
     long nodeTimeoutMillis;
-
-    @Option(names = "--max-header-bytes", description = "Largest frame header accepted (default ${DEFAULT-VALUE}).",
-            defaultValue = "1048576")
     int maxHeaderBytes;
-
-    @Option(names = "--max-payload-bytes", description = "Largest frame payload accepted (default ${DEFAULT-VALUE}).",
-            defaultValue = "1073741824")
     long maxPayloadBytes;
-
-    @Option(names = "--max-connections", description = "Connections served at once per listener (default "
-            + "${DEFAULT-VALUE}); more wait in the kernel's backlog.", defaultValue = "4096")
     int maxConnections;
-
-    @Option(names = "--tls-cert", description = "PEM certificate of this node for TLS on node links "
-            + "(or $RAY_TLS_SERVER_CERT).")
     String tlsCert;
-
-    @Option(names = "--tls-key", description = "PEM PKCS#8 private key for --tls-cert (or $RAY_TLS_SERVER_KEY).")
     String tlsKey;
-
-    @Option(names = "--tls-ca", description = "PEM CA certificate every node's certificate is signed by "
-            + "(or $RAY_TLS_CA_CERT).")
     String tlsCa;
-
-    @Option(names = "--owner-pid", hidden = true, description = "Stop when this process exits.")
     long ownerPid;
-
-    @Option(names = "--notify-ready", hidden = true)
     boolean notifyReady;
-
-    @Option(names = {"--dashboard-host", "--dashboard-port", "--include-dashboard", "--disable-usage-stats",
-            "--object-store-memory", "--memory", "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
-            "--metrics-export-port", "--min-worker-port", "--max-worker-port", "--node-manager-port",
-            "--object-manager-port", "--runtime-env-agent-port", "--ray-client-server-port", "--redis-password",
-            "--system-config", "--plasma-directory", "--object-spilling-directory", "--storage", "--log-style",
-            "--log-color", "--verbose", "--labels", "--node-name", "--worker-port-list", "--disable-log-dedup",
-            "--enable-object-reconstruction", "--gcs-server-port", "--autoscaling-config", "--no-monitor",
-            "--tracing-startup-hook", "--include-log-monitor"},
-            arity = "0..1", hidden = true, description = "Ray flags that do not apply to beam: accepted and ignored.")
     List<String> ignored = new ArrayList<>();
 
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    private CommandSpec spec;
+
+    /** The {@code start} command: its options (help text, defaults, types), bound to a new StartCommand. */
+    static CommandLine commandLine() {
+        StartCommand command = new StartCommand();
+        CommandSpec spec = CommandSpec.wrapWithoutInspection(command).name("start");
+        spec.usageMessage().description(DESCRIPTION);
+        spec.addOption(flag("--head", "Start the head node of a new cluster.", false));
+        spec.addOption(value("--address", "<address>", String.class, null, "Join the cluster whose head is at HOST:PORT.", false));
+        spec.addOption(value("--port", "<port>", int.class, "6379", "TCP port of the head (default ${DEFAULT-VALUE}).", false));
+        spec.addOption(value("--num-gpus", "<numGpus>", Integer.class, null, "GPUs this node offers (default: detected).", false));
+        spec.addOption(value("--num-cpus", "<numCpus>", Integer.class, null, "CPUs this node offers (default: the core count).", false));
+        spec.addOption(value("--resources", "<resources>", String.class, null, "Custom resources as JSON, e.g. '{\"TPU\": 4}'.", false));
+        spec.addOption(value("--node-ip-address", "<nodeIp>", String.class, null,
+                "The IP other hosts reach this node on (default: detected).", false));
+        spec.addOption(value("--temp-dir", "<tempDir>", String.class, null,
+                "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).", false));
+        spec.addOption(flag("--block", "Stay in the foreground until stopped.", false));
+        spec.addOption(value("--auth-token-path", "<authTokenPath>", String.class, null,
+                "File with the cluster token (joining nodes; else $RAY_AUTH_TOKEN or $RAY_AUTH_TOKEN_PATH).", false));
+        spec.addOption(value("--heartbeat-period-ms", "<heartbeatMillis>", long.class, "500",
+                "Heartbeat period of node links (default ${DEFAULT-VALUE}).", false));
+        spec.addOption(value("--node-timeout-ms", "<nodeTimeoutMillis>", long.class, "2500",
+                "Silence after which a node (or the head) is declared lost (default ${DEFAULT-VALUE}).", false));
+        spec.addOption(value("--max-header-bytes", "<maxHeaderBytes>", int.class, "1048576",
+                "Largest frame header accepted (default ${DEFAULT-VALUE}).", false));
+        spec.addOption(value("--max-payload-bytes", "<maxPayloadBytes>", long.class, "1073741824",
+                "Largest frame payload accepted (default ${DEFAULT-VALUE}).", false));
+        spec.addOption(value("--max-connections", "<maxConnections>", int.class, "4096",
+                "Connections served at once per listener (default ${DEFAULT-VALUE}); more wait in the kernel's backlog.",
+                false));
+        spec.addOption(value("--tls-cert", "<tlsCert>", String.class, null,
+                "PEM certificate of this node for TLS on node links (or $RAY_TLS_SERVER_CERT).", false));
+        spec.addOption(value("--tls-key", "<tlsKey>", String.class, null,
+                "PEM PKCS#8 private key for --tls-cert (or $RAY_TLS_SERVER_KEY).", false));
+        spec.addOption(value("--tls-ca", "<tlsCa>", String.class, null,
+                "PEM CA certificate every node's certificate is signed by (or $RAY_TLS_CA_CERT).", false));
+        spec.addOption(value("--owner-pid", "<ownerPid>", long.class, "0", "Stop when this process exits.", true));
+        spec.addOption(flag("--notify-ready", "", true));
+        spec.addOption(OptionSpec.builder(IGNORED_RAY_FLAGS).paramLabel("<ignored>").arity("0..1").type(List.class)
+                .auxiliaryTypes(String.class).hidden(true).description("Ray flags that do not apply to beam: accepted and ignored.").build());
+        command.spec = spec;
+        CommandLine cli = new CommandLine(spec);
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        return cli;
+    }
+
+    private static OptionSpec flag(String name, String description, boolean hidden) {
+        return OptionSpec.builder(name).arity("0").type(boolean.class).description(description).hidden(hidden).build();
+    }
+
+    private static OptionSpec value(String name, String label, Class<?> type, String defaultValue, String description,
+                                    boolean hidden) {
+        return OptionSpec.builder(name).paramLabel(label).type(type).defaultValue(defaultValue).description(description)
+                .hidden(hidden).build();
+    }
+
+    /** Copies the parsed values into the fields (the options hold them; see {@link #commandLine()}). */
+    void load() {
+        head = Boolean.TRUE.equals(option("--head"));
+        address = option("--address");
+        port = option("--port");
+        numGpus = option("--num-gpus");
+        numCpus = option("--num-cpus");
+        resources = option("--resources");
+        nodeIp = option("--node-ip-address");
+        tempDir = option("--temp-dir");
+        block = Boolean.TRUE.equals(option("--block"));
+        authTokenPath = option("--auth-token-path");
+        heartbeatMillis = option("--heartbeat-period-ms");
+        nodeTimeoutMillis = option("--node-timeout-ms");
+        maxHeaderBytes = option("--max-header-bytes");
+        maxPayloadBytes = option("--max-payload-bytes");
+        maxConnections = option("--max-connections");
+        tlsCert = option("--tls-cert");
+        tlsKey = option("--tls-key");
+        tlsCa = option("--tls-ca");
+        ownerPid = option("--owner-pid");
+        notifyReady = Boolean.TRUE.equals(option("--notify-ready"));
+        List<String> given = option(IGNORED_RAY_FLAGS[0]);
+        ignored = given == null ? new ArrayList<>() : given;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T option(String name) {
+        return (T) spec.findOption(name).getValue();
+    }
 
     @Override
     public Integer call() throws Exception {
+        load();
         if (!block) return launchInBackground();  // the daemon checks the arguments and says what is wrong
         reportIgnoredFlags();
         if (head == (address != null)) {
@@ -197,8 +244,9 @@ public final class StartCommand implements Callable<Integer> {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(Main.class.getName());
         cmd.addAll(List.of("start", "--block", "--notify-ready"));
-        List<String> all = spec.commandLine().getParseResult().originalArgs();  // "start" and what follows
-        cmd.addAll(all.subList(all.indexOf("start") + 1, all.size()));
+        List<String> all = spec.commandLine().getParseResult().originalArgs();
+        // parsed alone (Main.main) the arguments are start's; in the `ray` tree "start" comes first
+        cmd.addAll(all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size()));
         java.nio.file.Files.createDirectories(temp);
         Path stderrLog = temp.resolve("beamd-stderr.log");
         Process child = new ProcessBuilder(cmd)
