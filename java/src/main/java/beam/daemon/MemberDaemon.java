@@ -9,6 +9,8 @@ import beam.connection.Connection;
 import beam.connection.Listener;
 import beam.dispatch.Session;
 import beam.link.Heartbeat;
+import beam.link.LinkOps;
+import beam.link.Pulse;
 import beam.node.ActorEvents;
 import beam.node.NodeAgent;
 import beam.node.SpawnSpec;
@@ -55,7 +57,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
-    private beam.link.Pulse pulse;
+    private Pulse pulse;
     private Connection head;
     private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
             NodeFacts.pythonVersions();
@@ -90,7 +92,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         // A platform thread: a plain link's channel is non-blocking and its reader waits in a
         // selector (connectPlain), which would pin a virtual thread's carrier.
         Thread.ofPlatform().daemon().name("head link").start(this::linkLoop);
-        pulse = new beam.link.Pulse(heartbeat, "heartbeat");
+        pulse = new Pulse(heartbeat, "heartbeat");
         pulse.add(this::beat);
         pythonVersions.thenAccept(py -> {
             ObjectNode h = Frames.header("node_versions");
@@ -202,25 +204,19 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private void relayLocalClient(Connection local) {
         long cid = nextClient.getAndIncrement();
         clients.put(cid, local);
-        head.send(clientEvent("client_open", cid));
+        head.send(LinkOps.clientEvent("client_open", cid));
         try {
             Frame frame;
-            while ((frame = local.read()) != null) head.send(frame.taggedWith(cid));
+            while ((frame = local.read()) != null) head.send(LinkOps.tag(frame, cid));
         } catch (FrameException e) {
             LOG.warning("closing a local client: " + e.getMessage());
         } catch (IOException e) {
             LOG.fine(() -> "local client went away: " + e.getMessage());
         } finally {
             clients.remove(cid);
-            head.send(clientEvent("client_close", cid));
+            head.send(LinkOps.clientEvent("client_close", cid));
             local.closeAfterFlush();
         }
-    }
-
-    private static Frame clientEvent(String op, long cid) {
-        ObjectNode h = Frames.header(op);
-        h.put("client", cid);
-        return new Frame(h);
     }
 
     private void linkLoop() {
@@ -240,18 +236,12 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     }
 
     private void handleFromHead(Frame frame) {
-        if (frame.linkCid() >= 0) { // a plain call or result for a local client, tag already cut
-            Connection local = clients.get(frame.linkCid());
-            if (local != null) local.send(frame);
+        if (LinkOps.isRelayed(frame)) { // for a local client, which gets it without the tag
+            Connection local = clients.get(LinkOps.cid(frame));
+            if (local != null) local.send(LinkOps.untag(frame));
             return;
         }
         ObjectNode h = frame.header();
-        if (h.has("cid")) {
-            Connection local = clients.get(h.path("cid").asLong());
-            h.remove("cid");
-            if (local != null) local.send(frame);
-            return;
-        }
         switch (frame.op()) {
             case "ping" -> { }
             case "client_close" -> {
@@ -286,14 +276,14 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
                 h.path("log_to_owner").asBoolean(true), h.path("omp_threads").asInt(1));
     }
 
-    /** One heartbeat (beam.link.Pulse): give up on a silent head, else ping it. */
+    /** One heartbeat ({@link Pulse}): give up on a silent head, else ping it. */
     private boolean beat() {
         if (stopping.get()) return false;
         if (lastSeen.silentMillis() > heartbeat.timeoutMillis()) {
             headLost("no heartbeat from the head for " + lastSeen.silentMillis() + " ms");
             return false;
         }
-        head.send(new Frame(Frames.header("ping")));
+        head.send(LinkOps.op("ping"));
         return true;
     }
 

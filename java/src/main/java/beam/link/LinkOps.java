@@ -9,37 +9,39 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * {@code cid} belongs to a client of the joined node and is relayed as-is; every other
  * frame is a link op. A plain call or result carries it as its first field, read and cut
  * on the bytes by the codec ({@link Frame#linkCid()}); other frames carry it in their tree.
+ * Both ends of a link (the head's {@link MemberLink}, the joined node's
+ * {@code beam.daemon.MemberDaemon}) make and read link frames only through here.
  */
-final class LinkOps {
+public final class LinkOps {
     static final String CID = "cid";
 
     private LinkOps() {
     }
 
-    static Frame op(String op) {
+    public static Frame op(String op) {
         return new Frame(Frames.header(op));
     }
 
     /** A copy of {@code frame} tagged with the client id. */
-    static Frame tag(Frame frame, long cid) {
+    public static Frame tag(Frame frame, long cid) {
         return frame.taggedWith(cid);
     }
 
     /** The frame without its client id (a tree's is removed in place). */
-    static Frame untag(Frame frame) {
+    public static Frame untag(Frame frame) {
         if (frame.linkCid() < 0) frame.header().remove(CID);
         return frame;
     }
 
-    static boolean isRelayed(Frame frame) {
+    public static boolean isRelayed(Frame frame) {
         return frame.linkCid() >= 0 || frame.header().has(CID);
     }
 
-    static long cid(Frame frame) {
+    public static long cid(Frame frame) {
         return frame.linkCid() >= 0 ? frame.linkCid() : frame.header().path(CID).asLong(-1);
     }
 
-    static Frame clientEvent(String op, long cid) {
+    public static Frame clientEvent(String op, long cid) {
         ObjectNode h = Frames.header(op);
         h.put("client", cid);
         return new Frame(h);
