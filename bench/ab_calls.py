@@ -46,12 +46,8 @@ def one_round(procs, pkg, extra_env, n):
         with open(os.path.join(tmp, "session_latest", "node.json")) as f:
             pid = json.load(f)["pid"]
         gc0 = young_gcs(pid)
-        _, out, err, _ = procs.run([start_time.PYTHON, bench.WORKLOAD, "calls", "--n", str(n)], env, timeout=600)
+        r = bench.run_workload(procs, start_time.PYTHON, env, "calls", "--n", str(n), timeout=600)
         gc1 = young_gcs(pid)
-        line = next((x for x in reversed(out.splitlines()) if x.startswith("BENCH-RESULT ")), None)
-        if line is None:
-            raise RuntimeError(f"workload calls: no result\n{err[-3000:]}")
-        r = json.loads(line[len("BENCH-RESULT "):])
         calls = n + 4 * max(1, n // 3) + 5 * n
         return {"sync p50 (us)": r["sync"]["p50_us"], "sync p99 (us)": r["sync"]["p99_us"],
                 "bcast4 p50 (us)": r["bcast4"]["p50_us"], "bcast4 p99 (us)": r["bcast4"]["p99_us"],
@@ -74,12 +70,8 @@ def two_host_round(procs, pkg, extra_env, n):
             join_env = dict(env, RAY_AUTH_TOKEN=f.read().strip())
         procs.run(ray + ["start", "--address", address, "--num-cpus", "8", "--temp-dir", tmp2,
                          "--node-ip-address", bench.JOIN_IP], join_env, timeout=120)
-        _, out, err, _ = procs.run([start_time.PYTHON, bench.WORKLOAD, "twohost", "--n", str(n),
-                                    "--node-ip", bench.JOIN_IP], env, timeout=600)
-        line = next((x for x in reversed(out.splitlines()) if x.startswith("BENCH-RESULT ")), None)
-        if line is None:
-            raise RuntimeError(f"workload twohost: no result\n{err[-3000:]}")
-        r = json.loads(line[len("BENCH-RESULT "):])
+        r = bench.run_workload(procs, start_time.PYTHON, env, "twohost", "--n", str(n), "--node-ip", bench.JOIN_IP,
+                               timeout=600)
         return {"remote sync p50 (us)": r["remote_sync"]["p50_us"], "remote sync p99 (us)": r["remote_sync"]["p99_us"],
                 "bcast8 p50 (us)": r["bcast8"]["p50_us"], "bcast8 p99 (us)": r["bcast8"]["p99_us"]}
     finally:

@@ -346,11 +346,16 @@ def find_java():
 # ---------------------------------------------------------------- one system
 
 def workload(sysm, sub, *extra, timeout=900):
-    _, out, err, dt = sysm.procs.run([sysm.python, WORKLOAD, sub, *extra], sysm.env(), timeout=timeout)
+    return run_workload(sysm.procs, sysm.python, sysm.env(), sub, *extra, timeout=timeout, who=sysm.name)
+
+
+def run_workload(procs, python, env, sub, *extra, timeout=900, who=""):
+    """`bench/workload.py SUB EXTRA...` with PYTHON in ENV: the JSON of its BENCH-RESULT line."""
+    _, out, err, _ = procs.run([python, WORKLOAD, sub, *extra], env, timeout=timeout)
     for line in reversed(out.splitlines()):
         if line.startswith("BENCH-RESULT "):
             return json.loads(line[len("BENCH-RESULT "):])
-    raise RuntimeError(f"{sysm.name} workload {sub}: no result\n{err[-3000:]}")
+    raise RuntimeError(f"{who} workload {sub}: no result\n{err[-3000:]}".lstrip())
 
 
 def start_cycle(sysm, r):
