@@ -5,6 +5,7 @@ The full fuzz run (100,000 frames) is `python tools/fuzz_daemon.py --temp-dir DI
 runs 20,000 frames so CI stays quick.
 """
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -34,6 +35,8 @@ def dirs():
     for d in reversed(made):
         ray_cli(["stop", "--temp-dir", d], timeout=30)
     wait_gone(base=made[0], within=10)
+    for d in made:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def openssl(*args, cwd):

@@ -1,6 +1,7 @@
 """Connection against an in-test fake daemon on a real unix socket (no Java needed)."""
 
 import os
+import shutil
 import socket
 import tempfile
 import threading
@@ -12,11 +13,23 @@ from ray._beam.connection import Connection
 from ray._beam.spin import SpinPolicy
 
 
+_made_dirs = []
+
+
+@pytest.fixture(autouse=True)
+def _remove_socket_dirs():
+    """Each FakeDaemon's socket folder goes when its test ends."""
+    yield
+    while _made_dirs:
+        shutil.rmtree(_made_dirs.pop(), ignore_errors=True)
+
+
 class FakeDaemon:
     """Accepts one connection and answers with ``handler(header, payload, send)``."""
 
     def __init__(self, handler):
-        self.dir = tempfile.mkdtemp()
+        self.dir = tempfile.mkdtemp(prefix="beam-fake-")
+        _made_dirs.append(self.dir)
         self.path = os.path.join(self.dir, "d.sock")
         self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.server.bind(self.path)
