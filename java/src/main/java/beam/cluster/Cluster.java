@@ -15,9 +15,16 @@ import java.util.logging.Logger;
  * The cluster's state: nodes, actors and calls to them. Placement groups live in
  * {@link PlacementGroups}, which shares this object's lock.
  *
- * <p>Threads: every public method is {@code synchronized} on this object. Nothing here does
- * I/O while holding the lock: frames go to {@link Client#push}, which only queues, and
- * process work goes to {@link NodeLink}, which hands it to a virtual thread.
+ * <p>Threads: every public method holds this object's lock while it reads or changes state;
+ * process work goes to {@link NodeLink}, which hands it to a virtual thread. A {@link
+ * Client#push} may write to the socket on the calling thread, so the two hot paths push
+ * after the lock is released: {@link #call} to a live actor (and a call's failure) and
+ * {@link #onResult}. Otherwise a driver's thread writing a broadcast to its actors would hold
+ * the lock while the workers' threads wait on it to hand back their results. Per caller,
+ * calls still reach an actor in order: one thread reads a caller's frames, and calls queued
+ * while the actor started are written under the lock by {@link #onActorReady}, before any
+ * later call can see the actor alive. A call's entry in {@code inFlight} is made under the
+ * lock before its frame goes out, so an actor's death fails it whether or not it was written.
  */
 public final class Cluster {
     private static final Logger LOG = Logger.getLogger(Cluster.class.getName());
@@ -99,34 +106,46 @@ public final class Cluster {
     }
 
     /** A call to {@code actorId}; {@code frame} is the caller's, forwarded as it is when it is a plain call. */
-    public synchronized void call(Client caller, String actorId, String oid, String method, Frame frame) {
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null && tombstones.containsKey(actorId)) {
-            caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", tombstones.get(actorId)));
-            return;
+    public void call(Client caller, String actorId, String oid, String method, Frame frame) {
+        Push push;
+        synchronized (this) {
+            push = route(caller, actorId, oid, method, frame);
         }
-        if (actor == null) {
-            caller.push(Frames.failedResult(oid, "error", "ValueError", "No actor with id " + actorId
-                    + " exists in this cluster (was the handle made in another cluster or session?)"));
-            return;
-        }
-        switch (actor.state) {
-            case DEAD -> caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", actor.deathMessage));
-            case PENDING, STARTING -> actor.queued.add(new ActorRecord.Call(oid, method, frame, caller));
-            case ALIVE -> deliver(actor, new ActorRecord.Call(oid, method, frame, caller));
-        }
+        if (push != null) push.to().push(push.frame());
     }
 
-    private void deliver(ActorRecord actor, ActorRecord.Call call) {
-        actor.inFlight.put(call.oid(), call.caller());
-        if (call.frame().relay() != null) { // a plain call: the worker reads the same fields
-            actor.worker.push(call.frame());
-            return;
+    /** A frame to push once the lock is released. */
+    private record Push(Client to, Frame frame) {
+    }
+
+    /** Under the lock: the call's frame for a live actor, its failure for the caller, or null once queued. */
+    private Push route(Client caller, String actorId, String oid, String method, Frame frame) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null && tombstones.containsKey(actorId)) {
+            return new Push(caller, Frames.failedResult(oid, "actor_died", "ActorDiedError", tombstones.get(actorId)));
         }
+        if (actor == null) {
+            return new Push(caller, Frames.failedResult(oid, "error", "ValueError", "No actor with id " + actorId
+                    + " exists in this cluster (was the handle made in another cluster or session?)"));
+        }
+        return switch (actor.state) {
+            case DEAD -> new Push(caller, Frames.failedResult(oid, "actor_died", "ActorDiedError", actor.deathMessage));
+            case PENDING, STARTING -> {
+                actor.queued.add(new ActorRecord.Call(oid, method, frame, caller));
+                yield null;
+            }
+            case ALIVE -> new Push(actor.worker, inFlight(actor, new ActorRecord.Call(oid, method, frame, caller)));
+        };
+    }
+
+    /** Under the lock: records the call as in flight; returns the frame the worker gets. */
+    private static Frame inFlight(ActorRecord actor, ActorRecord.Call call) {
+        actor.inFlight.put(call.oid(), call.caller());
+        if (call.frame().relay() != null) return call.frame(); // a plain call: the worker reads the same fields
         ObjectNode h = Frames.header("call");
         h.put("oid", call.oid());
         h.put("method", call.method());
-        actor.worker.push(new Frame(h, call.frame().payload()));
+        return new Frame(h, call.frame().payload());
     }
 
     public synchronized void kill(String actorId) throws RequestException {
@@ -284,7 +303,7 @@ public final class Cluster {
         ActorRecord actor = actors.get(actorId);
         if (actor == null || actor.state != ActorRecord.State.STARTING) return;
         actor.state = ActorRecord.State.ALIVE;
-        while (!actor.queued.isEmpty()) deliver(actor, actor.queued.poll());
+        while (!actor.queued.isEmpty()) actor.worker.push(inFlight(actor, actor.queued.poll())); // in order, see the class doc
     }
 
     public synchronized void onActorFailed(String actorId, String traceback) {
@@ -292,10 +311,13 @@ public final class Cluster {
         if (actor != null) killActor(actor, new DeathCause.ConstructorFailed(traceback));
     }
 
-    public synchronized void onResult(String actorId, String oid, Frame result) {
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null) return;
-        Client caller = actor.inFlight.remove(oid);
+    public void onResult(String actorId, String oid, Frame result) {
+        Client caller;
+        synchronized (this) {
+            ActorRecord actor = actors.get(actorId);
+            if (actor == null) return;
+            caller = actor.inFlight.remove(oid);
+        }
         if (caller != null) caller.push(result);
     }
 
