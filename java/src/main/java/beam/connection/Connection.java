@@ -30,12 +30,14 @@ import java.util.logging.Logger;
  *   IDLE   --send: transport can write now (non-blocking channel)--------> DIRECT
  *   IDLE   --send: it cannot (blocking channel, TLS) / closeAfterFlush-----> WRITER
  *   DIRECT --the frame went out whole, nothing queued meanwhile------------> IDLE
- *   DIRECT --a remainder is left, frames were queued, or close requested---> WRITER
+ *   DIRECT --frames were queued meanwhile: write them too (DIRECT_DRAINS)--> DIRECT
+ *   DIRECT --a remainder is left, drains used up, or close requested-------> WRITER
  *   WRITER --queue empty, no close requested-------------------------------> IDLE
  * </pre>
  * DIRECT: the sending thread writes its frame itself with one non-blocking write
- * ({@link Transport#writeNow}), so forwarding a call wakes no other thread; whatever the
- * socket did not take goes to the head of the queue. WRITER: this connection's writer
+ * ({@link Transport#writeNow}), so forwarding a call wakes no other thread, and then what
+ * other sends queued behind it meanwhile; whatever the socket did not take goes to the head
+ * of the queue. WRITER: this connection's writer
  * thread drains the queue, waiting for the socket to drain (it blocks only itself). A send
  * that finds the turn taken queues its frame behind the holder, and the queue is non-empty
  * only while someone holds the turn, so frames leave in send order. Non-blocking channels
@@ -55,6 +57,8 @@ public final class Connection implements AutoCloseable {
     static final long FLUSH_GRACE_MILLIS = 5_000;
     /** Buffers (a frame is one or two) the writer thread hands to one gathering write. */
     private static final int BATCH = 256;
+    /** Extra writes a DIRECT turn's holder makes for frames queued behind it before it wakes the writer. */
+    static final int DIRECT_DRAINS = 8;
     /**
      * Bytes that may wait in one connection's send queue. A peer that stops reading while
      * more than this piles up for it is cut off, so it cannot grow the daemon's heap.
@@ -146,28 +150,55 @@ public final class Connection implements AutoCloseable {
         else overflow();
     }
 
-    /** Holding the DIRECT turn: one non-blocking write, then the turn goes back or to the writer. */
+    /**
+     * Holding the DIRECT turn: one non-blocking write, then the turn goes back or to the
+     * writer. Frames that other threads queued behind this one meanwhile (results of several
+     * actors for one driver arrive together) are written by this thread too, up to
+     * {@link #DIRECT_DRAINS} more writes, rather than waking the writer thread for them.
+     */
     private void writeDirect(ByteBuffer[] bytes) {
-        try {
-            transport.writeNow(bytes);
-        } catch (IOException e) {
-            LOG.fine(() -> "write to " + peer + " failed: " + e.getMessage());
-            close();
-            return;
-        }
-        lock.lock();
-        try {
-            if (!open.get()) return; // closed meanwhile: the queue stays empty
-            for (int i = bytes.length - 1; i >= 0; i--) {
-                if (!bytes[i].hasRemaining()) break;
-                queue.addFirst(bytes[i]);
-                queuedBytes += bytes[i].remaining();
+        long counted = 0; // bytes of `bytes` that queuedBytes still counts (taken from the queue)
+        for (int drains = 0; ; drains++) {
+            try {
+                transport.writeNow(bytes);
+            } catch (IOException e) {
+                LOG.fine(() -> "write to " + peer + " failed: " + e.getMessage());
+                close();
+                return;
             }
-            if (queue.isEmpty() && !closeWhenFlushed) turn = Turn.IDLE;
-            else handToWriter();
-        } finally {
-            lock.unlock();
+            lock.lock();
+            try {
+                queuedBytes -= counted;
+                if (!open.get()) return; // closed meanwhile: the queue stays empty
+                boolean remainder = false;
+                for (int i = bytes.length - 1; i >= 0; i--) {
+                    if (!bytes[i].hasRemaining()) break;
+                    queue.addFirst(bytes[i]);
+                    queuedBytes += bytes[i].remaining();
+                    remainder = true;
+                }
+                if (queue.isEmpty() && !closeWhenFlushed) {
+                    turn = Turn.IDLE;
+                    return;
+                }
+                if (remainder || closeWhenFlushed || drains >= DIRECT_DRAINS) {
+                    handToWriter();
+                    return;
+                }
+                bytes = takeBatch();
+                counted = Transport.remaining(bytes);
+            } finally {
+                lock.unlock();
+            }
         }
+    }
+
+    /** Under the lock: up to {@link #BATCH} buffers from the head of the queue, still counted in queuedBytes. */
+    private ByteBuffer[] takeBatch() {
+        int n = Math.min(BATCH, queue.size());
+        ByteBuffer[] batch = new ByteBuffer[n];
+        for (int i = 0; i < n; i++) batch[i] = queue.pollFirst();
+        return batch;
     }
 
     /** Under the lock: queues one frame's buffers and makes sure someone holds the turn; false if over the limit. */

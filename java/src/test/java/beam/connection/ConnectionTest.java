@@ -127,6 +127,77 @@ class ConnectionTest {
         for (Thread t : threads) t.join();
     }
 
+    /** Writes through {@code inner}, noting which thread made each write; the first writeNow waits for {@code go}. */
+    private static final class WatchedTransport implements Transport {
+        final Transport inner;
+        final CountDownLatch inFirstWrite = new CountDownLatch(1);
+        final CountDownLatch go = new CountDownLatch(1);
+        final List<String> writers = java.util.Collections.synchronizedList(new ArrayList<>());
+
+        WatchedTransport(Transport inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            return inner.read(b, off, len);
+        }
+
+        @Override
+        public void write(java.nio.ByteBuffer[] buffers) throws IOException {
+            writers.add(Thread.currentThread().getName());
+            inner.write(buffers);
+        }
+
+        @Override
+        public boolean canWriteNow() {
+            return true;
+        }
+
+        @Override
+        public long writeNow(java.nio.ByteBuffer[] buffers) throws IOException {
+            writers.add(Thread.currentThread().getName());
+            if (inFirstWrite.getCount() > 0) {
+                inFirstWrite.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return inner.writeNow(buffers);
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
+    @Test
+    void theDirectWriterAlsoWritesWhatWasQueuedBehindItInsteadOfWakingTheWriter() throws Exception {
+        Path path = temp.resolve("watched.sock");
+        WatchedTransport watched;
+        SocketChannel peer;
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(path));
+            peer = SocketChannel.open(UnixDomainSocketAddress.of(path));
+            watched = new WatchedTransport(Transport.nonBlocking(server.accept()));
+        }
+        toClose.add(peer);
+        Connection c = new Connection(watched, CODEC, "watched", Thread.ofPlatform().daemon());
+        toClose.add(c);
+        Thread first = Thread.ofPlatform().name("first sender").start(() -> c.send(frame("a", 0, 10)));
+        assertThat(watched.inFirstWrite.await(10, TimeUnit.SECONDS)).isTrue();
+        for (int i = 1; i <= 5; i++) c.send(frame("a", i, 10)); // the turn is taken: these queue
+        watched.go.countDown();
+        first.join(10_000);
+        DataInputStream in = new DataInputStream(Channels.newInputStream(peer));
+        for (int i = 0; i <= 5; i++) assertThat(CODEC.decode(in).header().get("seq").asInt()).isEqualTo(i);
+        assertThat(watched.writers).as("every write, the queued frames' included, by the thread that held the turn")
+                .containsOnly("first sender").hasSize(2);
+    }
+
     @Test
     void queuedBytesOverTheLimitCutThePeerOffWithoutBlocking() throws Exception {
         Pair p = pair(1 << 20);
