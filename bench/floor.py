@@ -1,10 +1,16 @@
-"""The floor under a beam call on this machine: a bare request/reply between two Python
-processes over a unix socketpair, no beam at all (docs/PERFORMANCE.md, "Misses").
+"""The floor under a beam call on this machine: bare request/reply between Python processes
+over unix socketpairs, no beam at all (docs/PERFORMANCE.md, "Misses").
 
-    python3 bench/floor.py [--n 5000]
+    python3 bench/floor.py [--n 5000] [--fanout K] [--size BYTES]
 
-A beam sync call is two such round trips (driver -> daemon -> worker -> daemon -> driver),
-so twice this p50 is what wake-ups alone cost it, before any pickling, parsing or routing.
+Without --fanout: one round trip to one process. A beam sync call is two such round trips
+(driver -> daemon -> worker -> daemon -> driver), so twice this p50 is what wake-ups alone
+cost it, before any pickling, parsing or routing.
+
+With --fanout K: each round sends SIZE bytes (default 4096) to each of K processes and waits
+for all K replies, straight from the sender to every receiver. This is the fastest any design
+that runs K actors as K processes could broadcast on this machine (no daemon, no headers, no
+pickling), so it bounds the broadcast figure from below.
 """
 import argparse
 import os
@@ -12,34 +18,59 @@ import socket
 import time
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=5000)
-    n = ap.parse_args().n
+def echo_child(sock, size):
+    """Reply 8 bytes per message of ``size`` bytes (the length of a reply to a broadcast)."""
+    while True:
+        got = 0
+        while got < size:
+            data = sock.recv(65536)
+            if not data:
+                os._exit(0)
+            got += len(data)
+        sock.sendall(b"r" * 8)
+
+
+def spawn(size):
     a, b = socket.socketpair()
     if os.fork() == 0:
         a.close()
-        while True:
-            data = b.recv(256)
-            if not data:
-                os._exit(0)
-            b.sendall(data)
+        echo_child(b, size)
     b.close()
-    msg = b"x" * 120  # about a call frame's header
-    for _ in range(500):
-        a.sendall(msg)
-        a.recv(256)
+    return a
+
+
+def rounds(socks, msg, n):
     samples = []
     for _ in range(n):
         t0 = time.perf_counter()
-        a.sendall(msg)
-        a.recv(256)
+        for s in socks:
+            s.sendall(msg)
+        for s in socks:
+            s.recv(64)
         samples.append(time.perf_counter() - t0)
-    a.close()
-    samples.sort()
+    return samples
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=5000)
+    ap.add_argument("--fanout", type=int, default=0, help="K receivers per round (0: one round trip)")
+    ap.add_argument("--size", type=int, default=0, help="bytes per message (default 120, or 4096 with --fanout)")
+    args = ap.parse_args()
+    size = args.size or (4096 if args.fanout else 120)  # 120: about a call frame's header
+    socks = [spawn(size) for _ in range(max(1, args.fanout))]
+    msg = b"x" * size
+    rounds(socks, msg, 500)  # warm-up
+    samples = sorted(rounds(socks, msg, args.n))
+    for s in socks:
+        s.close()
     p50, p99 = samples[len(samples) // 2], samples[int(len(samples) * 0.99)]
-    print(f"process-to-process round trip: p50 {p50 * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us "
-          f"(a beam sync call makes two: >= {2 * p50 * 1e6:.0f} us before any work)")
+    if args.fanout:
+        print(f"{size} bytes to {args.fanout} processes and back, straight: p50 {p50 * 1e6:.0f} us, "
+              f"p99 {p99 * 1e6:.0f} us (no design with {args.fanout} actor processes does better here)")
+    else:
+        print(f"process-to-process round trip: p50 {p50 * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us "
+              f"(a beam sync call makes two: >= {2 * p50 * 1e6:.0f} us before any work)")
 
 
 if __name__ == "__main__":
