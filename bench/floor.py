@@ -1,7 +1,7 @@
 """The floor under a beam call on this machine: bare request/reply between Python processes
 over unix socketpairs, no beam at all (docs/PERFORMANCE.md, "Misses").
 
-    python3 bench/floor.py [--n 5000] [--fanout K] [--size BYTES]
+    python3 bench/floor.py [--n 5000] [--fanout K [--relay]] [--size BYTES]
 
 Without --fanout: one round trip to one process. A beam sync call is two such round trips
 (driver -> daemon -> worker -> daemon -> driver), so twice this p50 is what wake-ups alone
@@ -10,11 +10,14 @@ cost it, before any pickling, parsing or routing.
 With --fanout K: each round sends SIZE bytes (default 4096) to each of K processes and waits
 for all K replies, straight from the sender to every receiver. This is the fastest any design
 that runs K actors as K processes could broadcast on this machine (no daemon, no headers, no
-pickling), so it bounds the broadcast figure from below.
+pickling), so it bounds the broadcast figure from below. With --relay the messages go
+through a middle process instead, beam's star in miniature: it reads the sender's stream
+and writes each message to its receiver; a thread per receiver writes its replies back.
 """
 import argparse
 import os
 import socket
+import threading
 import time
 
 
@@ -39,6 +42,47 @@ def spawn(size):
     return a
 
 
+def spawn_relay(k, size):
+    """A relay process with k receivers behind it; returns the sender's end. Each message
+    on it is a 4-byte receiver index and ``size`` bytes; replies come back as they are."""
+    a, b = socket.socketpair()
+    if os.fork() == 0:
+        a.close()
+        kids = [spawn(size) for _ in range(k)]
+        lock = threading.Lock()
+
+        def replies(kid):
+            while data := kid.recv(64):
+                with lock:
+                    b.sendall(data)
+            os._exit(0)
+        for kid in kids:
+            threading.Thread(target=replies, args=(kid,), daemon=True).start()
+        buf = b""
+        while data := b.recv(1 << 20):
+            buf += data
+            while len(buf) >= 4 + size:
+                kids[int.from_bytes(buf[:4], "big")].sendall(buf[4:4 + size])
+                buf = buf[4 + size:]
+        os._exit(0)
+    b.close()
+    return a
+
+
+def relayed_rounds(sock, k, size, n):
+    msgs = [i.to_bytes(4, "big") + b"x" * size for i in range(k)]
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        for m in msgs:
+            sock.sendall(m)
+        got = 0
+        while got < 8 * k:
+            got += len(sock.recv(4096))
+        samples.append(time.perf_counter() - t0)
+    return samples
+
+
 def rounds(socks, msg, n):
     samples = []
     for _ in range(n):
@@ -55,17 +99,29 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=5000)
     ap.add_argument("--fanout", type=int, default=0, help="K receivers per round (0: one round trip)")
+    ap.add_argument("--relay", action="store_true", help="through a relay process (with --fanout)")
     ap.add_argument("--size", type=int, default=0, help="bytes per message (default 120, or 4096 with --fanout)")
     args = ap.parse_args()
     size = args.size or (4096 if args.fanout else 120)  # 120: about a call frame's header
-    socks = [spawn(size) for _ in range(max(1, args.fanout))]
-    msg = b"x" * size
-    rounds(socks, msg, 500)  # warm-up
-    samples = sorted(rounds(socks, msg, args.n))
-    for s in socks:
-        s.close()
+    if args.relay:
+        if not args.fanout:
+            ap.error("--relay needs --fanout K")
+        sock = spawn_relay(args.fanout, size)
+        relayed_rounds(sock, args.fanout, size, 500)  # warm-up
+        samples = sorted(relayed_rounds(sock, args.fanout, size, args.n))
+        sock.close()
+    else:
+        socks = [spawn(size) for _ in range(max(1, args.fanout))]
+        msg = b"x" * size
+        rounds(socks, msg, 500)  # warm-up
+        samples = sorted(rounds(socks, msg, args.n))
+        for s in socks:
+            s.close()
     p50, p99 = samples[len(samples) // 2], samples[int(len(samples) * 0.99)]
-    if args.fanout:
+    if args.relay:
+        print(f"{size} bytes to {args.fanout} processes and back through a relay process: p50 {p50 * 1e6:.0f} us, "
+              f"p99 {p99 * 1e6:.0f} us")
+    elif args.fanout:
         print(f"{size} bytes to {args.fanout} processes and back, straight: p50 {p50 * 1e6:.0f} us, "
               f"p99 {p99 * 1e6:.0f} us (no design with {args.fanout} actor processes does better here)")
     else:
