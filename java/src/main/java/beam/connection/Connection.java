@@ -31,7 +31,7 @@ import java.util.logging.Logger;
  *   IDLE   --send: it cannot (blocking channel, TLS) / closeAfterFlush-----> WRITER
  *   DIRECT --the frame went out whole, nothing queued meanwhile------------> IDLE
  *   DIRECT --frames were queued meanwhile: write them too (DIRECT_DRAINS)--> DIRECT
- *   DIRECT --a remainder is left, drains used up, or close requested-------> WRITER
+ *   DIRECT --a remainder is left, drains used up, interrupted, or closing--> WRITER
  *   WRITER --queue empty, no close requested-------------------------------> IDLE
  * </pre>
  * DIRECT: the sending thread writes its frame itself with one non-blocking write
@@ -181,7 +181,7 @@ public final class Connection implements AutoCloseable {
                     turn = Turn.IDLE;
                     return;
                 }
-                if (remainder || closeWhenFlushed || drains >= DIRECT_DRAINS) {
+                if (remainder || closeWhenFlushed || drains >= DIRECT_DRAINS || Thread.currentThread().isInterrupted()) {
                     handToWriter();
                     return;
                 }
