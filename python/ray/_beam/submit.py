@@ -8,7 +8,9 @@ which only pickles and writes, never waits. A failed dependency fails the call w
 dependency's error, as in Ray.
 
 Thread rules: ``_lock`` guards ``_queues`` and is held while a call is written so that a
-drain and a direct send cannot overtake each other. Lock order: ``_lock`` then the object
+drain and a direct send cannot overtake each other. It is re-entrant: a call whose write
+fails is failed on the spot, which runs, on the same thread, the callbacks of calls waiting
+for its result, and those drain their own queues. Lock order: ``_lock`` then the object
 table's lock (never the reverse: table callbacks run after the table lock is released).
 """
 
@@ -44,7 +46,7 @@ class Submitter:
     def __init__(self, conn: Connection, table: ObjectTable):
         self._conn = conn
         self._table = table
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: see the module doc
         self._queues: Dict[str, Deque[_Call]] = {}
 
     def submit(self, actor_id: str, method: str, args: tuple, kwargs: dict) -> ObjectRef:

@@ -1,0 +1,56 @@
+"""Submitter (python/ray/_beam/submit.py) against a fake connection: queued calls and a link
+that breaks while they drain."""
+
+import threading
+
+import pytest
+
+from ray._beam import ids, pickling
+from ray._beam.objects import ObjectTable
+from ray._beam.submit import Submitter
+from ray.exceptions import ActorDiedError
+
+ACTOR_X, ACTOR_Y = "aa" * 16, "bb" * 16
+
+
+class FakeConn:
+    def __init__(self):
+        self.sent = []
+        self.broken = False
+
+    def send_head(self, op, head, payload):
+        if self.broken:
+            raise ConnectionError("the beam daemon went away")
+        self.sent.append(head)
+
+
+def test_calls_wait_for_their_arguments_then_leave_in_order():
+    table, conn = ObjectTable(), FakeConn()
+    sub = Submitter(conn, table)
+    dep = table.register(ids.new_object_id())
+    first = sub.submit(ACTOR_X, "f", (dep,), {})
+    second = sub.submit(ACTOR_X, "g", (1,), {})  # no dependency, but queued behind the first
+    assert conn.sent == []
+    table.resolve(dep.hex(), data=pickling.dumps(5))
+    assert [b'"method":"f"' in h for h in conn.sent] == [True, False]
+    assert b'"method":"g"' in conn.sent[1]
+    del first, second
+
+
+def test_a_link_that_breaks_while_a_queue_drains_fails_the_dependent_calls_without_deadlock():
+    # The drain of X's queue (holding the submitter's lock) fails to send its call; failing that
+    # call's result runs the callback that drains Y's queue, on the same thread.
+    table, conn = ObjectTable(), FakeConn()
+    sub = Submitter(conn, table)
+    dep = table.register(ids.new_object_id())
+    on_x = sub.submit(ACTOR_X, "f", (dep,), {})
+    on_y = sub.submit(ACTOR_Y, "g", (on_x,), {})
+    conn.broken = True
+    resolver = threading.Thread(target=table.resolve, args=(dep.hex(),), kwargs={"data": pickling.dumps(1)},
+                                daemon=True)
+    resolver.start()
+    resolver.join(10)
+    assert not resolver.is_alive(), "the drain deadlocked on the submitter's lock"
+    for ref in (on_x, on_y):
+        with pytest.raises(ActorDiedError, match="went away"):
+            table.entry(ref.hex()).load()
