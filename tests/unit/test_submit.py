@@ -18,7 +18,7 @@ class FakeConn:
         self.sent = []
         self.broken = False
 
-    def send_head(self, op, head, payload):
+    def send_call(self, head, payload):
         if self.broken:
             raise ConnectionError("the beam daemon went away")
         self.sent.append(head)

@@ -124,6 +124,10 @@ class Client:
     def close(self) -> None:
         """Fail pending objects, stop a private cluster we own, drop the connection."""
         self._closing = True
+        try:
+            self.conn.flush()  # calls held back in a burst (outbox.py) still go out
+        except ConnectionError:
+            pass
         if self.private_dir is not None and not self.conn.closed:
             try:
                 self.conn.request("shutdown", {}, timeout=10)

@@ -22,6 +22,9 @@ registered for its op. Handlers run on whichever thread reads and must never blo
 only update local state under ``cond``). If the socket drops, every waiter is woken with a
 ConnectionError saying the daemon went away, and ``on_close`` is called once so the client
 can fail pending objects.
+
+Writes go through the connection's ``Outbox`` (outbox.py): whole frames in order, with long
+bursts of calls written together; a wait writes what it holds before it blocks.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Callable, Dict, Optional, Union
 
 from ray._beam import framing
 from ray._beam.framebuffer import FrameBuffer
+from ray._beam.outbox import Outbox
 from ray._beam.spin import SpinPolicy, budget_from_env
 
 logger = logging.getLogger("ray")
@@ -79,7 +83,6 @@ class _Waiter:
 # leave cost two extra thread wake-ups per sync call (leave, then the next reply's poll).
 IDLE_RECHECK_S = 0.005
 IDLE_RECHECK_MAX_S = 0.2  # the check's period while one wait goes on
-_COALESCE_BYTES = 64 * 1024  # payloads up to this are copied behind the header and sent at once
 
 
 class Connection:
@@ -90,7 +93,7 @@ class Connection:
         self.address = address
         self._sock = _connect(address, connect_timeout)
         self._on_close = on_close
-        self._write_lock = threading.Lock()  # guards socket writes (whole frames)
+        self._outbox = Outbox(self._sock, self._write_failed)  # the write side (outbox.py)
         # One re-entrant lock guards the fields below and everything dispatch changes (the
         # object table shares ``cond``): ObjectRef.__del__ may run, via GC, under it.
         lock = threading.RLock()
@@ -165,6 +168,10 @@ class Connection:
         reply and object, which makes ``done()`` true for those.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            self._outbox.flush()  # what we wait for may hang on calls still held back
+        except ConnectionError:
+            pass  # the link failed: done() learns it from the failed objects and replies
         cond = self.cond
         with cond:
             self._waiting += 1
@@ -206,9 +213,10 @@ class Connection:
         """Close the socket; a thread blocked reading it then sees the end and stops."""
         self._fail(reason)
         try:
-            self._sock.shutdown(socket.SHUT_RDWR)
+            self._sock.shutdown(socket.SHUT_RDWR)  # first: a write blocked on a full socket ends
         except OSError:
             pass
+        self._outbox.close()
         try:
             self._sock.close()
         except OSError:
@@ -216,11 +224,23 @@ class Connection:
 
     def send_head(self, op: str, head: bytes, payload: bytes) -> None:
         """Send a one-way frame whose length prefix and header are already encoded
-        (``framing.call_head``, ``framing.result_head``)."""
+        (``framing.result_head``)."""
         if self._closed is not None:
             raise ConnectionError(self._closed)
         self._check_size(op, payload)
-        self._write_parts(head, payload)
+        self._outbox.write(head, payload)
+
+    def send_call(self, head: bytes, payload: bytes) -> None:
+        """Send a ``call`` frame (``framing.call_head``); one that continues a burst of calls
+        is held back and written with the next ones, or when a wait starts (outbox.py)."""
+        if self._closed is not None:
+            raise ConnectionError(self._closed)
+        self._check_size("call", payload)
+        self._outbox.call(head, payload)
+
+    def flush(self) -> None:
+        """Write the calls held back, if any (raises ConnectionError if the link is gone)."""
+        self._outbox.flush()
 
     def _check_size(self, op: str, payload: bytes) -> None:
         if len(payload) > self.max_payload_bytes:
@@ -231,20 +251,12 @@ class Connection:
 
     def _write(self, header: dict, payload: bytes) -> None:
         self._check_size(header.get("op"), payload)
-        self._write_parts(*framing.encode_parts(header, payload))
+        self._outbox.write(*framing.encode_parts(header, payload))
 
-    def _write_parts(self, head: bytes, body: bytes) -> None:
-        if body and len(body) <= _COALESCE_BYTES:  # one syscall for the common small frame
-            head, body = head + body, b""
-        try:
-            with self._write_lock:
-                self._sock.sendall(head)
-                if body:
-                    self._sock.sendall(body)
-        except OSError as e:
-            reason = self._gone(f"write failed: {e}")
-            self._fail(reason)
-            raise ConnectionError(reason) from None
+    def _write_failed(self, e: OSError) -> ConnectionError:
+        reason = self._gone(f"write failed: {e}")
+        self._fail(reason)
+        return ConnectionError(reason)
 
     # -- reading (only by the holder of the read role) ------------------------------------
 

@@ -111,8 +111,7 @@ class Submitter:
 
     def _send(self, call: _Call, payload: bytes) -> None:
         try:
-            self._conn.send_head("call", framing.call_head(call.actor_id, call.method, call.oid, len(payload)),
-                                 payload)
+            self._conn.send_call(framing.call_head(call.actor_id, call.method, call.oid, len(payload)), payload)
         except ConnectionError as e:
             self._table.resolve(call.oid, error=ActorDiedError(
                 f"{ActorDiedError.BASE_ERROR_MSG}\nThe actor is unreachable because {e}."))

@@ -108,6 +108,14 @@ class Worker:
                 pass
         os._exit(0)
 
+    def _flush_and_exit(self) -> None:
+        """sys.exit() in a method: calls it made and that are still held back go out first."""
+        try:
+            self.client.conn.flush()
+        except ConnectionError:
+            pass
+        self._exit()
+
     def run(self) -> None:
         kind, header, payload = self._next_frame()
         while kind != "init":  # calls cannot precede init; ignore anything odd
@@ -187,7 +195,7 @@ class Worker:
 
                 result = asyncio.run(_awaited(result))
         except SystemExit:
-            self._exit()
+            self._flush_and_exit()
         except BaseException as e:  # noqa: BLE001 - becomes the call's task_error
             self._send_error(header, e)
             return
@@ -200,7 +208,7 @@ class Worker:
             if inspect.isawaitable(result):
                 result = await result
         except SystemExit:
-            self._exit()
+            self._flush_and_exit()
         except BaseException as e:  # noqa: BLE001
             self._send_error(header, e)
             return

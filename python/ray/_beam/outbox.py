@@ -1,0 +1,164 @@
+"""The write side of one connection: whole frames, in order, with long bursts of calls coalesced.
+
+Each write to the daemon's socket costs the sender a system call and, when the daemon's
+reader has gone back to sleep, that reader's wake-up, charged to the sender (about 20 us
+per call here: docs/PERFORMANCE.md, "Bursts of calls written together"). A program that
+submits calls back to back (10,000 ``.remote()`` then one ``ray.get``) would pay it per
+call. So in a *burst* (calls less than ``BURST_GAP_S`` apart, no wait in between) the first
+``SEND_FIRST`` calls are written at once, which leaves a broadcast to a few actors as it was,
+and later ones are held back and written together. Per connection:
+
+    SENDING --a call among its burst's first SEND_FIRST, or any other frame: written--> SENDING
+    SENDING --a later call of the burst: held-------------------------------------> HOLDING
+    HOLDING --a call: held; at MAX_HELD_FRAMES or MAX_HELD_BYTES all written------> HOLDING/SENDING
+    HOLDING --any other frame, a call after a gap, a wait starts, flush(): written-> SENDING
+    HOLDING --the flusher's next tick (every FLUSH_PERIOD_S): written--------------> SENDING
+
+A wait (``ray.get``, ``ray.wait``, a request's reply, a worker's next call) ends the burst,
+so a sync call loop holds nothing back. Frames always leave in the order they were given,
+held or not. The flusher thread starts at the first held frame and ticks while frames were
+held in the last ``IDLE_AFTER_S``, then sleeps until the next hold: a held call leaves within
+about FLUSH_PERIOD_S even if the program never waits (plus, while another thread runs
+Python, up to the interpreter's switch interval).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import Callable, List, Optional
+
+BURST_GAP_S = 0.0005
+SEND_FIRST = 8  # the first calls of a burst go out at once: a broadcast to a few actors is not held
+MAX_HELD_FRAMES = 32
+MAX_HELD_BYTES = 256 * 1024
+FLUSH_PERIOD_S = 0.002
+IDLE_AFTER_S = 0.05
+COALESCE_BYTES = 64 * 1024  # payloads up to this are copied behind the header and sent at once
+_NO_BURST = float("-inf")
+
+
+class Outbox:
+    """``write`` a frame now; ``call`` a call frame, held when it continues a burst; ``flush``."""
+
+    def __init__(self, sock: socket.socket, on_error: Callable[[OSError], BaseException]):
+        self._sock = sock
+        self._on_error = on_error  # the write failed: fail the connection, return what to raise
+        self._lock = threading.Lock()  # held while writing: frames leave whole and in order
+        self._tick = threading.Condition(self._lock)  # the idle flusher waits here for a hold
+        self._held: List[bytes] = []
+        self._held_bytes = 0
+        self._last_call = _NO_BURST  # when the last call was given; _NO_BURST after a wait
+        self._burst_len = 0  # calls in the current burst so far
+        self._last_hold = 0.0
+        self._flusher: Optional[threading.Thread] = None
+        self._flusher_ticking = False
+        self._closed = False
+
+    def write(self, head: bytes, body: bytes = b"") -> None:
+        """Write one frame now, after whatever is held."""
+        if body and len(body) <= COALESCE_BYTES:  # one syscall for the common small frame
+            head, body = head + body, b""
+        try:
+            with self._lock:
+                if self._held:
+                    head = self._take_held() + head
+                self._send(head, body)
+        except OSError as e:
+            raise self._on_error(e) from None
+
+    def call(self, head: bytes, body: bytes) -> None:
+        """A call frame: held if it continues a burst (the module doc), else written now."""
+        now = time.monotonic()
+        if len(body) > COALESCE_BYTES:
+            with self._lock:
+                self._last_call = now
+            self.write(head, body)
+            return
+        try:
+            self._call(now, head + body)
+        except OSError as e:
+            raise self._on_error(e) from None
+
+    def flush(self) -> None:
+        """Write what is held and end the burst (a wait is about to start)."""
+        try:
+            with self._lock:
+                self._last_call = _NO_BURST
+                if self._held:
+                    self._send(self._take_held(), b"")
+        except OSError as e:
+            raise self._on_error(e) from None
+
+    def close(self) -> None:
+        """Stop the flusher; frames still held are dropped (the connection is gone)."""
+        with self._lock:
+            self._closed = True
+            self._held.clear()
+            self._held_bytes = 0
+            self._tick.notify_all()
+
+    def _call(self, now: float, frame: bytes) -> None:
+        with self._lock:
+            if now - self._last_call < BURST_GAP_S:
+                self._burst_len += 1
+            else:
+                self._burst_len = 1
+            self._last_call = now
+            if self._burst_len <= SEND_FIRST:
+                if self._held:
+                    frame = self._take_held() + frame
+                self._send(frame, b"")
+                return
+            self._held.append(frame)
+            self._held_bytes += len(frame)
+            self._last_hold = now
+            if len(self._held) >= MAX_HELD_FRAMES or self._held_bytes >= MAX_HELD_BYTES:
+                self._send(self._take_held(), b"")
+            elif not self._flusher_ticking:
+                self._start_ticking()
+
+    # -- under _lock -------------------------------------------------------------------------
+
+    def _take_held(self) -> bytes:
+        data = b"".join(self._held)
+        self._held.clear()
+        self._held_bytes = 0
+        return data
+
+    def _send(self, head: bytes, body: bytes) -> None:
+        """Raises OSError; the public methods turn it into the connection's failure outside the lock."""
+        self._sock.sendall(head)
+        if body:
+            self._sock.sendall(body)
+
+    def _start_ticking(self) -> None:
+        self._flusher_ticking = True
+        if self._flusher is None:
+            self._flusher = threading.Thread(target=self._flush_loop, name="beam-flusher", daemon=True)
+            self._flusher.start()
+        else:
+            self._tick.notify()
+
+    # -- the flusher thread -------------------------------------------------------------------
+
+    def _flush_loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._flusher_ticking and not self._closed:
+                    self._tick.wait()
+                if self._closed:
+                    return
+            time.sleep(FLUSH_PERIOD_S)
+            try:
+                with self._lock:
+                    if self._closed:
+                        return
+                    if self._held:
+                        self._send(self._take_held(), b"")
+                    if time.monotonic() - self._last_hold > IDLE_AFTER_S:
+                        self._flusher_ticking = False
+            except OSError as e:
+                self._on_error(e)  # fails the connection: every waiter and pending object hears of it
+                return
