@@ -80,6 +80,33 @@ def test_thousand_calls_run_in_submission_order(cluster):
     assert ray.get(a.seen_list.remote(), timeout=30) == list(range(1000))
 
 
+@ray.remote(num_cpus=0)
+class LineWriter:
+    def write(self, path, i):
+        with open(path, "a") as f:
+            f.write(f"{i}\n")
+
+
+def test_a_burst_of_calls_nobody_waits_for_still_runs_soon(cluster, tmp_path):
+    # 50 calls back to back: all but the first few are held and written together
+    # (python/ray/_beam/outbox.py). With no ray.get after them, the flusher must send them.
+    w = LineWriter.remote()
+    ray.get(w.write.remote(str(tmp_path / "warm"), 0), timeout=30)
+    path = str(tmp_path / "lines")
+    for i in range(50):
+        w.write.remote(path, i)
+    deadline = time.monotonic() + 10
+    lines = []
+    while time.monotonic() < deadline:  # no ray call here: only the flusher can send them
+        time.sleep(0.05)
+        if os.path.exists(path):
+            with open(path) as f:
+                lines = f.read().split()
+            if len(lines) == 50:
+                break
+    assert lines == [str(i) for i in range(50)], f"{len(lines)} of 50 calls ran without a ray.get"
+
+
 def test_two_actors_run_in_parallel(cluster):
     a, b = Worker.remote(), Worker.remote()
     _warm(a, b)
