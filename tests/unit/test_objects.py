@@ -101,3 +101,16 @@ def test_waits_tell_the_reader_how_many_results_are_still_missing():
     oids = more
     assert t.ready_mask(more, 2, None) == [True, True, False]  # ray.wait(num_returns=2)
     assert seen == [2, 1]
+
+
+def test_a_future_or_callback_first_writes_the_calls_held_back():
+    # They wait outside wait_for, so the table's flush hook (the connection's outbox) must run.
+    t = ObjectTable()
+    flushes = []
+    t.flush_writes = lambda: flushes.append(1)
+    ref = t.register(ids.new_object_id())
+    fut = ref.future()
+    ref._on_completed(lambda v: None)
+    assert len(flushes) == 2
+    t.resolve(ref.hex(), data=cloudpickle.dumps(7))
+    assert fut.result(timeout=5) == 7

@@ -45,6 +45,7 @@ class Client:
         self.conn = Connection(address, on_close=self._on_close)
         self.table = ObjectTable(self.conn.cond)
         self.table.wait_for = self.conn.wait_for
+        self.table.flush_writes = self._flush_writes
         self.submitter = Submitter(self.conn, self.table)
         self.pgs = PgTracker(self)
         self.actor: Optional[dict] = None  # the actor_init header, inside an actor worker
@@ -103,6 +104,12 @@ class Client:
         except (OSError, ValueError):
             pass
 
+    def _flush_writes(self) -> None:
+        try:
+            self.conn.flush()
+        except ConnectionError:
+            pass  # the link is gone: pending objects fail through _on_close
+
     def _on_close(self, reason: str) -> None:
         if self._closing:
             msg = "ray.shutdown() was called while this object was still pending"
@@ -124,10 +131,7 @@ class Client:
     def close(self) -> None:
         """Fail pending objects, stop a private cluster we own, drop the connection."""
         self._closing = True
-        try:
-            self.conn.flush()  # calls held back in a burst (outbox.py) still go out
-        except ConnectionError:
-            pass
+        self._flush_writes()  # calls held back in a burst (outbox.py) still go out
         if self.private_dir is not None and not self.conn.closed:
             try:
                 self.conn.request("shutdown", {}, timeout=10)

@@ -65,6 +65,9 @@ class ObjectTable:
         # itself while no other thread does, see connection.py).
         self._cond = cond or threading.Condition(threading.RLock())
         self.wait_for: Callable[..., bool] = self._wait_here
+        # The client installs its connection's flush: a future or callback waits outside
+        # wait_for, so the calls its object may hang on must not stay held (outbox.py).
+        self.flush_writes: Callable[[], None] = lambda: None
         self._entries: Dict[str, _Entry] = {}
         self._closed: Optional[Callable[[], BaseException]] = None
 
@@ -248,7 +251,9 @@ class ObjectRef:
             except BaseException as e:  # noqa: BLE001 - handed to the callback
                 value = e
             callback(value)
-        self._require_table().on_done(self._oid, done)
+        table = self._require_table()
+        table.on_done(self._oid, done)
+        table.flush_writes()
 
     def future(self) -> "concurrent.futures.Future":
         """A concurrent.futures.Future completed with the value (or the error)."""
@@ -261,7 +266,9 @@ class ObjectRef:
                 fut.set_result(entry.load())
             except BaseException as e:  # noqa: BLE001
                 fut.set_exception(e)
-        self._require_table().on_done(self._oid, done)
+        table = self._require_table()
+        table.on_done(self._oid, done)
+        table.flush_writes()
         return fut
 
     def __await__(self):
