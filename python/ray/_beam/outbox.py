@@ -16,10 +16,10 @@ and later ones are held back and written together. Per connection:
 
 A wait (``ray.get``, ``ray.wait``, a request's reply, a worker's next call, a ref's future or
 callback) ends the burst, so a sync call loop holds nothing back. Frames always leave in the
-order they were given, held or not. The flusher thread starts at the first held frame and ticks while frames were
-held in the last ``IDLE_AFTER_S``, then sleeps until the next hold: a held call leaves within
-about FLUSH_PERIOD_S even if the program never waits (plus, while another thread runs
-Python, up to the interpreter's switch interval).
+order they were given, held or not. The flusher thread starts at the first held frame and
+ticks while frames were held in the last ``IDLE_AFTER_S``, then sleeps until the next hold:
+a held call leaves within about FLUSH_PERIOD_S even if the program never waits (plus, while
+another thread runs Python, up to the interpreter's switch interval).
 """
 
 from __future__ import annotations
