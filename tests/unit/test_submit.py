@@ -54,3 +54,24 @@ def test_a_link_that_breaks_while_a_queue_drains_fails_the_dependent_calls_witho
     for ref in (on_x, on_y):
         with pytest.raises(ActorDiedError, match="went away"):
             table.entry(ref.hex()).load()
+
+
+def test_a_drain_reentered_for_the_same_actor_leaves_other_actors_calls_going():
+    # The first queued call to X fails to pickle when its argument resolves; failing it runs
+    # the drain of X again (the second call waits for its result) inside the first drain.
+    table, conn = ObjectTable(), FakeConn()
+    sub = Submitter(conn, table)
+    dep = table.register(ids.new_object_id())
+    first = sub.submit(ACTOR_X, "f", (dep, threading.Lock()), {})
+    second = sub.submit(ACTOR_X, "g", (first,), {})
+    on_y = sub.submit(ACTOR_Y, "h", (dep,), {})
+    table.resolve(dep.hex(), data=pickling.dumps(1))
+    with pytest.raises(TypeError, match="Could not serialize"):
+        table.entry(first.hex()).load()
+    with pytest.raises(TypeError):
+        table.entry(second.hex()).load()
+    assert [b'"method":"h"' in h for h in conn.sent] == [True], "the call to Y was never sent"
+    assert sub._queues == {}
+    later = sub.submit(ACTOR_X, "k", (1,), {})  # the actor's queue still works
+    assert b'"method":"k"' in conn.sent[-1]
+    del on_y, later

@@ -91,7 +91,9 @@ class Submitter:
                     self._table.resolve(call.oid, error=e)
                     continue
                 self._send(call, payload)
-            if queue is not None and not queue:
+            # A drain re-entered from a callback above may have emptied and removed this
+            # queue already, or a callback may have started a new one: remove only ours.
+            if queue is not None and not queue and self._queues.get(actor_id) is queue:
                 del self._queues[actor_id]
 
     def _payload(self, call: _Call) -> bytes:
