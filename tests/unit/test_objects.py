@@ -114,3 +114,16 @@ def test_a_future_or_callback_first_writes_the_calls_held_back():
     assert len(flushes) == 2
     t.resolve(ref.hex(), data=cloudpickle.dumps(7))
     assert fut.result(timeout=5) == 7
+
+
+def test_a_failing_callback_does_not_stop_the_others():
+    t = ObjectTable()
+    ref = t.register(ids.new_object_id())
+    ran = []
+
+    def bad(_entry):
+        raise RuntimeError("a bug in a callback")
+    t.on_done(ref.hex(), bad)
+    t.on_done(ref.hex(), lambda _entry: ran.append(1))
+    t.resolve(ref.hex(), data=cloudpickle.dumps(1))
+    assert ran == [1]

@@ -13,6 +13,7 @@ sent while still pending cannot be read on the other side (ObjectLostError there
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
@@ -95,8 +96,11 @@ class ObjectTable:
                 entry.state, entry.data, entry.value = READY, data, value
             callbacks, entry.callbacks = entry.callbacks, []
             self._cond.notify_all()
-        for cb in callbacks:
-            cb(entry)
+        for cb in callbacks:  # one that fails must not keep the others (drains, futures) from running
+            try:
+                cb(entry)
+            except Exception:  # noqa: BLE001
+                logging.getLogger("ray").exception("beam: a completion callback of object %s failed", oid)
 
     def on_done(self, oid: str, callback: Callable[[_Entry], None]) -> None:
         """Call ``callback(entry)`` once the object completes (now, if it already has)."""
