@@ -120,3 +120,31 @@ def test_a_failed_write_raises_connection_error_through_on_error(pair):
             box.call(*frame(n))
             box.flush()
     assert failures
+
+
+def test_after_a_fork_the_child_neither_writes_nor_flushes_the_parents_calls(pair, monkeypatch):
+    box, peer, _ = pair
+    for n in range(outbox.SEND_FIRST + 3):
+        box.call(*frame(n))
+    assert arrived(peer) == list(range(outbox.SEND_FIRST))
+    monkeypatch.setattr(outbox, "_generation", outbox._generation + 1)  # what a fork does in the child
+    box.flush()  # a child's ref.future() flushes: nothing may go out
+    assert arrived(peer) == []
+    with pytest.raises(ConnectionError, match="forked"):
+        box.call(*frame(99))
+
+
+def test_flush_with_a_timeout_gives_up_while_the_write_lock_is_taken(pair):
+    box, peer, _ = pair
+    for n in range(outbox.SEND_FIRST + 1):
+        box.call(*frame(n))
+    box._lock.acquire()  # a write in progress (ray.shutdown() from a signal handler)
+    try:
+        started = time.monotonic()
+        box.flush(timeout=0.05)
+        assert time.monotonic() - started < 5
+    finally:
+        box._lock.release()
+    assert arrived(peer) == list(range(outbox.SEND_FIRST))  # the held one is still held
+    box.flush()
+    assert arrived(peer) == [outbox.SEND_FIRST]

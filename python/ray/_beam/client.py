@@ -104,9 +104,9 @@ class Client:
         except (OSError, ValueError):
             pass
 
-    def _flush_writes(self) -> None:
+    def _flush_writes(self, timeout: Optional[float] = None) -> None:
         try:
-            self.conn.flush()
+            self.conn.flush(timeout)
         except ConnectionError:
             pass  # the link is gone: pending objects fail through _on_close
 
@@ -131,7 +131,9 @@ class Client:
     def close(self) -> None:
         """Fail pending objects, stop a private cluster we own, drop the connection."""
         self._closing = True
-        self._flush_writes()  # calls held back in a burst (outbox.py) still go out
+        # Calls held back in a burst (outbox.py) still go out; not waiting long for the write
+        # lock, in case ray.shutdown() runs in a signal handler that interrupted a write.
+        self._flush_writes(timeout=1.0)
         if self.private_dir is not None and not self.conn.closed:
             try:
                 self.conn.request("shutdown", {}, timeout=10)

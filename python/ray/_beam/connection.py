@@ -238,9 +238,10 @@ class Connection:
         self._check_size("call", payload)
         self._outbox.call(head, payload)
 
-    def flush(self) -> None:
-        """Write the calls held back, if any (raises ConnectionError if the link is gone)."""
-        self._outbox.flush()
+    def flush(self, timeout: Optional[float] = None) -> None:
+        """Write the calls held back, if any (raises ConnectionError if the link is gone);
+        ``timeout``: see Outbox.flush."""
+        self._outbox.flush(timeout)
 
     def _check_size(self, op: str, payload: bytes) -> None:
         if len(payload) > self.max_payload_bytes:

@@ -24,6 +24,7 @@ another thread runs Python, up to the interpreter's switch interval).
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -37,6 +38,19 @@ FLUSH_PERIOD_S = 0.002
 IDLE_AFTER_S = 0.05
 COALESCE_BYTES = 64 * 1024  # payloads up to this are copied behind the header and sent at once
 _NO_BURST = float("-inf")
+
+# Outboxes made before a fork belong to the parent: a forked child must never write the
+# parent's held calls on the shared socket, nor wait on a lock the parent held at the fork.
+_generation = 0
+
+
+def _after_fork_in_child() -> None:
+    global _generation
+    _generation += 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Outbox:
@@ -55,21 +69,26 @@ class Outbox:
         self._flusher: Optional[threading.Thread] = None
         self._flusher_ticking = False
         self._closed = False
+        self._generation = _generation
 
     def write(self, head: bytes, body: bytes = b"") -> None:
         """Write one frame now, after whatever is held."""
+        self._check_owner()
         if body and len(body) <= COALESCE_BYTES:  # one syscall for the common small frame
             head, body = head + body, b""
         try:
             with self._lock:
                 if self._held:
-                    head = self._take_held() + head
-                self._send(head, body)
+                    self._send(b"".join(self._held) + head, body)
+                    self._clear_held()
+                else:
+                    self._send(head, body)
         except OSError as e:
             raise self._on_error(e) from None
 
     def call(self, head: bytes, body: bytes) -> None:
         """A call frame: held if it continues a burst (the module doc), else written now."""
+        self._check_owner()
         now = time.monotonic()
         if len(body) > COALESCE_BYTES:
             with self._lock:
@@ -81,23 +100,35 @@ class Outbox:
         except OSError as e:
             raise self._on_error(e) from None
 
-    def flush(self) -> None:
-        """Write what is held and end the burst (a wait is about to start)."""
+    def flush(self, timeout: Optional[float] = None) -> None:
+        """Write what is held and end the burst (a wait is about to start). With ``timeout``,
+        gives up silently if the write lock stays taken that long (``ray.shutdown()`` from a
+        signal handler that interrupted a write on this very thread)."""
+        if self._generation != _generation:
+            return  # a forked child: the parent's calls are not ours to send
+        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            return
         try:
-            with self._lock:
-                self._last_call = _NO_BURST
-                if self._held:
-                    self._send(self._take_held(), b"")
+            self._last_call = _NO_BURST
+            if self._held:
+                self._send(b"".join(self._held), b"")
+                self._clear_held()
         except OSError as e:
             raise self._on_error(e) from None
+        finally:
+            self._lock.release()
 
     def close(self) -> None:
         """Stop the flusher; frames still held are dropped (the connection is gone)."""
         with self._lock:
             self._closed = True
-            self._held.clear()
-            self._held_bytes = 0
+            self._clear_held()
             self._tick.notify_all()
+
+    def _check_owner(self) -> None:
+        if self._generation != _generation:
+            raise ConnectionError("this connection to the beam daemon belongs to the process that "
+                                  "forked this one; call ray.init() in the child")
 
     def _call(self, now: float, frame: bytes) -> None:
         with self._lock:
@@ -108,24 +139,26 @@ class Outbox:
             self._last_call = now
             if self._burst_len <= SEND_FIRST:
                 if self._held:
-                    frame = self._take_held() + frame
-                self._send(frame, b"")
+                    self._send(b"".join(self._held) + frame, b"")
+                    self._clear_held()
+                else:
+                    self._send(frame, b"")
                 return
             self._held.append(frame)
             self._held_bytes += len(frame)
             self._last_hold = now
             if len(self._held) >= MAX_HELD_FRAMES or self._held_bytes >= MAX_HELD_BYTES:
-                self._send(self._take_held(), b"")
+                self._send(b"".join(self._held), b"")
+                self._clear_held()
             elif not self._flusher_ticking:
                 self._start_ticking()
 
     # -- under _lock -------------------------------------------------------------------------
 
-    def _take_held(self) -> bytes:
-        data = b"".join(self._held)
+    def _clear_held(self) -> None:
+        """After the held frames were written (never before: an error mid-way keeps them)."""
         self._held.clear()
         self._held_bytes = 0
-        return data
 
     def _send(self, head: bytes, body: bytes) -> None:
         """Raises OSError; the public methods turn it into the connection's failure outside the lock."""
@@ -156,7 +189,8 @@ class Outbox:
                     if self._closed:
                         return
                     if self._held:
-                        self._send(self._take_held(), b"")
+                        self._send(b"".join(self._held), b"")
+                        self._clear_held()
                     if time.monotonic() - self._last_hold > IDLE_AFTER_S:
                         self._flusher_ticking = False
             except OSError as e:

@@ -183,7 +183,7 @@ class Worker:
         if method == "__ray_ready__":
             return (lambda: True), (), {}
         if method == "__ray_terminate__":
-            return self._exit, (), {}
+            return self._flush_and_exit, (), {}
         return getattr(self.instance, method), args, kwargs
 
     def _call(self, header: dict, payload: bytes) -> None:

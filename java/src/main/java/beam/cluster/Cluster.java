@@ -22,8 +22,8 @@ import java.util.logging.Logger;
  * {@link #onResult}. Otherwise a driver's thread writing a broadcast to its actors would hold
  * the lock while the workers' threads wait on it to hand back their results. Per caller,
  * calls still reach an actor in order: one thread reads a caller's frames, and calls queued
- * while the actor started are written under the lock by {@link #onActorReady}, before any
- * later call can see the actor alive. A call's entry in {@code inFlight} is made under the
+ * while the actor started are sent (written, or queued on the worker's connection in order)
+ * under the lock by {@link #onActorReady}, before any later call can see the actor alive. A call's entry in {@code inFlight} is made under the
  * lock before its frame goes out, so an actor's death fails it whether or not it was written.
  */
 public final class Cluster {

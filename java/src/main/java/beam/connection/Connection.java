@@ -168,8 +168,8 @@ public final class Connection implements AutoCloseable {
             }
             lock.lock();
             try {
+                if (!open.get()) return; // closed meanwhile: the queue stays empty (and uncounted)
                 queuedBytes -= counted;
-                if (!open.get()) return; // closed meanwhile: the queue stays empty
                 boolean remainder = false;
                 for (int i = bytes.length - 1; i >= 0; i--) {
                     if (!bytes[i].hasRemaining()) break;
