@@ -74,15 +74,9 @@ class Outbox:
     def write(self, head: bytes, body: bytes = b"") -> None:
         """Write one frame now, after whatever is held."""
         self._check_owner()
-        if body and len(body) <= COALESCE_BYTES:  # one syscall for the common small frame
-            head, body = head + body, b""
         try:
             with self._lock:
-                if self._held:
-                    self._send(b"".join(self._held) + head, body)
-                    self._clear_held()
-                else:
-                    self._send(head, body)
+                self._send(head, body)
         except OSError as e:
             raise self._on_error(e) from None
 
@@ -90,13 +84,21 @@ class Outbox:
         """A call frame: held if it continues a burst (the module doc), else written now."""
         self._check_owner()
         now = time.monotonic()
-        if len(body) > COALESCE_BYTES:
-            with self._lock:
-                self._last_call = now
-            self.write(head, body)
-            return
         try:
-            self._call(now, head + body)
+            with self._lock:
+                if len(body) > COALESCE_BYTES:  # a big call is never held
+                    self._last_call = now
+                    self._send(head, body)
+                    return
+                if now - self._last_call < BURST_GAP_S:
+                    self._burst_len += 1
+                else:
+                    self._burst_len = 1
+                self._last_call = now
+                if self._burst_len <= SEND_FIRST:
+                    self._send(head, body)
+                else:
+                    self._hold(head + body, now)
         except OSError as e:
             raise self._on_error(e) from None
 
@@ -111,8 +113,7 @@ class Outbox:
         try:
             self._last_call = _NO_BURST
             if self._held:
-                self._send(b"".join(self._held), b"")
-                self._clear_held()
+                self._send()
         except OSError as e:
             raise self._on_error(e) from None
         finally:
@@ -130,41 +131,35 @@ class Outbox:
             raise ConnectionError("this connection to the beam daemon belongs to the process that "
                                   "forked this one; call ray.init() in the child")
 
-    def _call(self, now: float, frame: bytes) -> None:
-        with self._lock:
-            if now - self._last_call < BURST_GAP_S:
-                self._burst_len += 1
-            else:
-                self._burst_len = 1
-            self._last_call = now
-            if self._burst_len <= SEND_FIRST:
-                if self._held:
-                    self._send(b"".join(self._held) + frame, b"")
-                    self._clear_held()
-                else:
-                    self._send(frame, b"")
-                return
-            self._held.append(frame)
-            self._held_bytes += len(frame)
-            self._last_hold = now
-            if len(self._held) >= MAX_HELD_FRAMES or self._held_bytes >= MAX_HELD_BYTES:
-                self._send(b"".join(self._held), b"")
-                self._clear_held()
-            elif not self._flusher_ticking:
-                self._start_ticking()
-
     # -- under _lock -------------------------------------------------------------------------
 
-    def _clear_held(self) -> None:
-        """After the held frames were written (never before: an error mid-way keeps them)."""
-        self._held.clear()
-        self._held_bytes = 0
+    def _hold(self, frame: bytes, now: float) -> None:
+        self._held.append(frame)
+        self._held_bytes += len(frame)
+        self._last_hold = now
+        if len(self._held) >= MAX_HELD_FRAMES or self._held_bytes >= MAX_HELD_BYTES:
+            self._send()
+        elif not self._flusher_ticking:
+            self._start_ticking()
 
-    def _send(self, head: bytes, body: bytes) -> None:
-        """Raises OSError; the public methods turn it into the connection's failure outside the lock."""
+    def _send(self, head: bytes = b"", body: bytes = b"") -> None:
+        """Write the held frames, then ``head`` and ``body``; the held ones are cleared only once
+        written (an error mid-way keeps them). Raises OSError; the public methods turn it into
+        the connection's failure outside the lock."""
+        if body and len(body) <= COALESCE_BYTES:  # one syscall for the common small frame
+            head, body = head + body, b""
+        held = self._held
+        if held:
+            head = b"".join(held) + head
         self._sock.sendall(head)
         if body:
             self._sock.sendall(body)
+        if held:
+            self._clear_held()
+
+    def _clear_held(self) -> None:
+        self._held.clear()
+        self._held_bytes = 0
 
     def _start_ticking(self) -> None:
         self._flusher_ticking = True
@@ -189,8 +184,7 @@ class Outbox:
                     if self._closed:
                         return
                     if self._held:
-                        self._send(b"".join(self._held), b"")
-                        self._clear_held()
+                        self._send()
                     if time.monotonic() - self._last_hold > IDLE_AFTER_S:
                         self._flusher_ticking = False
             except OSError as e:
