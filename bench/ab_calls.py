@@ -38,13 +38,18 @@ def young_gcs(pid):
     return int(m.group(1)) if m else float("nan")
 
 
+def start_head(procs, ray, env, tmp):
+    """`ray start --head` into ``tmp``; returns its node.json."""
+    procs.run(ray + ["start", "--head", "--port", "0", "--num-cpus", "8", "--temp-dir", tmp], env, timeout=120)
+    with open(os.path.join(tmp, "session_latest", "node.json")) as f:
+        return json.load(f)
+
+
 def one_round(procs, pkg, extra_env, n):
     tmp = tempfile.mkdtemp(prefix="ab.", dir="/tmp")
     env, ray = start_time.variant_env(pkg, extra_env, tmp)
     try:
-        procs.run(ray + ["start", "--head", "--port", "0", "--num-cpus", "8", "--temp-dir", tmp], env, timeout=120)
-        with open(os.path.join(tmp, "session_latest", "node.json")) as f:
-            pid = json.load(f)["pid"]
+        pid = start_head(procs, ray, env, tmp)["pid"]
         gc0 = young_gcs(pid)
         r = bench.run_workload(procs, start_time.PYTHON, env, "calls", "--n", str(n), timeout=600)
         gc1 = young_gcs(pid)
@@ -63,9 +68,7 @@ def two_host_round(procs, pkg, extra_env, n):
     tmp2 = tempfile.mkdtemp(prefix="ab2.", dir="/tmp")
     env, ray = start_time.variant_env(pkg, extra_env, tmp)
     try:
-        procs.run(ray + ["start", "--head", "--port", "0", "--num-cpus", "8", "--temp-dir", tmp], env, timeout=120)
-        with open(os.path.join(tmp, "session_latest", "node.json")) as f:
-            address = json.load(f)["address"]
+        address = start_head(procs, ray, env, tmp)["address"]
         with open(os.path.join(tmp, "session_latest", "auth_token")) as f:
             join_env = dict(env, RAY_AUTH_TOKEN=f.read().strip())
         procs.run(ray + ["start", "--address", address, "--num-cpus", "8", "--temp-dir", tmp2,
