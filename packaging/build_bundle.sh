@@ -36,7 +36,7 @@ train_aot_cache "$OUT/runtime/bin/java" "$OUT/lib/beam.jar"
 # ray.init() without a running cluster starts one through ray/_beam/launcher.py, which looks
 # for ray/_beam/lib/beam.jar (here a link to lib/) and for <root>/runtime.
 mkdir -p "$OUT/python/ray/_beam/lib"
-for f in beam.jar beam.aot beam.aot.json; do ln -s "../../../../lib/$f" "$OUT/python/ray/_beam/lib/$f"; done
+for f in beam.jar beam.aot beam.aot.info; do ln -s "../../../../lib/$f" "$OUT/python/ray/_beam/lib/$f"; done
 # bin/ray uses the launcher's JVM flags, so both ways of starting the daemon agree.
 FLAGS="$("$BVENV/bin/python" -c 'import ast, sys
 tree = ast.parse(open(sys.argv[1]).read())

@@ -111,7 +111,7 @@ ensure_build_venv() {
 }
 
 # The AOT cache for jar $2 made with java $1 (tools/train_aot.py: beside the jar, with the
-# .aot.json that binds it to that java and jar). It must be made with the very runtime that ships.
+# .aot.info that binds it to that java and jar). It must be made with the very runtime that ships.
 train_aot_cache() {
   log "AOT cache: training run with $1"
   "$BVENV/bin/python" "$ROOT/tools/train_aot.py" --java "$1" --jar "$2" >&2

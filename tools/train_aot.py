@@ -5,12 +5,11 @@
 A training run: a head daemon started as `ray start` starts it (the launcher's daemon flags
 plus -XX:AOTCacheOutput), one driver (this Python, with beam's package on its path) that
 connects, creates actors and a placement group and makes a few hundred calls, then SIGTERM;
-the JVM writes the cache as it exits. The result is JAR's stem + .aot with a .aot.json that
+the JVM writes the cache as it exits. The result is JAR's stem + .aot with a .aot.info that
 says which java and jar it is for. Needs Java >= 25; with an older one it says so and makes
 nothing (exit 0: the launcher runs without a cache).
 """
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -84,9 +83,7 @@ def train(java, jar, python):
                 raise SystemExit(f"train_aot: no cache written (daemon exit {code}): {f.read()[-3000:]}")
         shutil.move(out, cache + ".tmp")
         os.replace(cache + ".tmp", cache)
-        with open(meta + ".tmp", "w") as f:
-            json.dump(aotcache.describe(java, jar), f, indent=1)
-        os.replace(meta + ".tmp", meta)
+        aotcache.write_description(meta, aotcache.describe(java, jar))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return cache

@@ -7,6 +7,7 @@ Java CLI) on a private temp dir; drivers are subprocesses with RAY_TMPDIR set.
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 
@@ -46,6 +47,62 @@ def test_start_returns_once_serving_and_prints_how_to_connect(clusters):
     """)
     assert done.returncode == 0, done.stderr
     assert "RES 3.0 2.0" in done.stdout, done.stdout
+
+
+def test_the_daemon_keeps_nothing_of_whoever_ran_ray_start(clusters):
+    """The launcher spawns the daemon itself (posix_spawn, not subprocess): the daemon must
+    still get what subprocess gave it. No descriptor of the caller: a shell's `$(ray start)`
+    or a CI runner's log pipe would otherwise wait for EOF as long as the cluster runs. Its
+    own session, and stdin /dev/null."""
+    base = clusters.new_dir()
+    r, w = os.pipe()
+    os.set_inheritable(w, True)
+    try:
+        done = subprocess.run([RAY_BIN, "start", "--head", "--port", "0", "--temp-dir", base],
+                              env=beam_env(base), pass_fds=(w,), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        os.close(w)
+        w = None
+        readable, _, _ = select.select([r], [], [], 10)
+        assert readable and os.read(r, 1) == b"", "the daemon kept the caller's pipe open"
+        pid = node_json(base)["pid"]
+        assert os.getsid(pid) == pid, "the daemon is not in a session of its own"
+        assert os.readlink(f"/proc/{pid}/fd/0") == "/dev/null"
+    finally:
+        os.close(r)
+        if w is not None:
+            os.close(w)
+
+
+def test_a_private_cluster_leaves_no_zombie_in_its_driver(tmp_path):
+    """ray.init() without a cluster starts one as its child; once ray.shutdown() stops it,
+    the driver, which lives on, must not keep it as a zombie."""
+    done = run_driver(tmp_path, """
+        import os, time, ray
+        ray.init()
+        me = str(os.getpid())
+        def children():
+            found = {}
+            for entry in os.listdir("/proc"):
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if fields[1] == me:
+                    found[int(entry)] = fields[0]
+            return found
+        daemons = children()
+        print("CHILDREN", daemons, flush=True)
+        ray.shutdown()
+        deadline = time.monotonic() + 10
+        while any(p in children() for p in daemons) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        print("LEFT", {p: s for p, s in children().items() if p in daemons}, flush=True)
+    """)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"CHILDREN \{\d+: '[^Z]'", done.stdout), done.stdout
+    assert "LEFT {}" in done.stdout, done.stdout
 
 
 def test_status_shows_cpu_and_gpu_totals(clusters):

@@ -152,6 +152,7 @@ def test_wheel_name_and_contents(wheel):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         assert {"ray/__init__.py", "ray/_beam/coexist.py", "ray/_beam/lib/beam.jar",
+                "ray/_beam/lib/beam.aot", "ray/_beam/lib/beam.aot.info",
                 "ray/_beam/runtime/bin/java", "ray/_beam/runtime/lib/server/libjvm.so",
                 "ray/_beam/runtime/release"} <= names
         java_mode = z.getinfo("ray/_beam/runtime/bin/java").external_attr >> 16
@@ -180,6 +181,11 @@ def test_wheel_in_fresh_venv_without_java(venv, tmp_path, temp_dir):
                       "import ray, os; print(os.path.dirname(ray.__file__))"], env, tmp_path).stdout.strip())
     assert str(site).startswith(str(venv)), site
     runtime = site / "_beam" / "runtime"
+    # the AOT cache made at packaging time is the one this install's launcher passes
+    flags = _run([str(venv / "bin" / "python"), "-c",
+                  "from ray._beam import launcher as l; print(l.jvm_flags(l.find_java(), l.find_jar()))"],
+                 env, tmp_path).stdout
+    assert f"-XX:AOTCache={site / '_beam' / 'lib' / 'beam.aot'}" in flags, flags
     try:
         start_s = _cluster_round_trip(str(venv / "bin" / "ray"), str(venv / "bin" / "python"), env,
                                       tmp_path, temp_dir, runtime)

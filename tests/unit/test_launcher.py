@@ -1,7 +1,6 @@
 """Finding Java (>= 21, by the JDK's release file) and the jar, with clear errors; the AOT
 cache only for the java and jar it was made for; the daemon command of `ray start`."""
 
-import json
 import os
 import stat
 
@@ -38,7 +37,7 @@ def test_find_java_error_names_what_it_tried(tmp_path, monkeypatch):
     monkeypatch.setenv("BEAM_JAVA", old)
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
-    monkeypatch.setattr(launcher.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(launcher, "JVM_DIR", str(tmp_path / "no-jvms"))
     with pytest.raises(launcher.LauncherError) as e:
         launcher.find_java()
     assert "Java 21 or newer" in str(e.value) and old in str(e.value) and "version 17" in str(e.value)
@@ -68,8 +67,7 @@ def _cache_for(tmp_path, java, jar):
     cache, meta = aotcache.paths(str(jar))
     with open(cache, "wb") as f:
         f.write(b"cache")
-    with open(meta, "w") as f:
-        json.dump(aotcache.describe(java, str(jar)), f)
+    aotcache.write_description(meta, aotcache.describe(java, str(jar)))
     return cache
 
 
@@ -121,7 +119,7 @@ def test_aot_cache_without_description_or_with_a_bad_one_is_ignored(tmp_path):
     open(cache, "wb").close()
     assert aotcache.usable(java, str(jar)) is None
     with open(meta, "w") as f:
-        f.write("not json")
+        f.write("not a description")
     assert aotcache.usable(java, str(jar)) is None
 
 

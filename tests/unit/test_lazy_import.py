@@ -66,7 +66,7 @@ def test_the_ray_command_hashes_no_unchanged_jar(tmp_path):
                   "open(cache, 'wb').close()\n"
                   "d = aotcache.describe(sys.executable, jar)\n"
                   "del sys.modules['hashlib'], sys.modules['_hashlib']\n"
-                  "json.dump(d, open(meta, 'w'))\n"
+                  "aotcache.write_description(meta, d)\n"
                   "ok = aotcache.usable(sys.executable, jar) == cache\n"
                   "print(json.dumps([ok, 'hashlib' in sys.modules]))")
     assert loaded == [True, False]

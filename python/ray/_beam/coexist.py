@@ -30,17 +30,32 @@ prints a report and exits 1 when the install is mixed.
 from __future__ import annotations
 
 import os
-import re
 import sys
-from collections.abc import Sequence
+TYPE_CHECKING = False  # not `typing`'s: importing typing costs the `ray` command ~10 ms
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 SKIP_ENV = "BEAM_SKIP_COEXIST_CHECK"
 
 # Files and folders that Ray 2.58's wheel puts directly under ray/ and beam never has.
 RAY_ONLY_NAMES = ("_raylet.pyi", "_raylet.pxd", "core", "dashboard", "autoscaler", "serve",
                   "includes", "jars")
-_RAYLET_SO = re.compile(r"^_raylet(\..*)?\.so$")
-_META_DIR = re.compile(r"^ray-[^-]+\.(dist-info|egg-info)$", re.IGNORECASE)
+
+
+def _is_raylet_so(name: str) -> bool:
+    """``_raylet.so`` or ``_raylet.<anything>.so`` (string tests: ``re`` costs the ``ray``
+    command ~14 ms of imports)."""
+    return name == "_raylet.so" or (name.startswith("_raylet.") and name.endswith(".so"))
+
+
+def _is_ray_metadata(name: str) -> bool:
+    """``ray-<version>.dist-info`` or ``.egg-info``, any case."""
+    low = name.lower()
+    for suffix in (".dist-info", ".egg-info"):
+        if low.startswith("ray-") and low.endswith(suffix):
+            version = low[len("ray-"):-len(suffix)]
+            return bool(version) and "-" not in version
+    return False
 
 
 class MixedInstallError(ImportError):
@@ -58,7 +73,7 @@ def ray_only_files(pkg: str) -> list[str]:
         names = os.listdir(pkg)
     except OSError:
         return []
-    return sorted(n for n in names if n in RAY_ONLY_NAMES or _RAYLET_SO.match(n))
+    return sorted(n for n in names if n in RAY_ONLY_NAMES or _is_raylet_so(n))
 
 
 def metadata_dirs(entries: Sequence[str]) -> list[tuple[str, list[str]]]:
@@ -74,7 +89,7 @@ def metadata_dirs(entries: Sequence[str]) -> list[tuple[str, list[str]]]:
             names = os.listdir(folder)
         except OSError:
             continue
-        metas = sorted(os.path.join(folder, n) for n in names if _META_DIR.match(n))
+        metas = sorted(os.path.join(folder, n) for n in names if _is_ray_metadata(n))
         if metas:
             found.append((folder, metas))
     return found

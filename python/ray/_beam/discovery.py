@@ -104,7 +104,7 @@ def start_private(extra_args: list) -> Target:
             "--owner-pid", str(os.getpid()), *extra_args]
     out, err = io.BytesIO(), io.BytesIO()
     try:  # one JVM, the daemon, as `ray start` does (launcher.start_detached)
-        code = launcher.start_detached(argv[1:], out, err)
+        code = launcher.start_detached(argv[1:], out, err, reap=True)
     except (launcher.LauncherError, OSError) as e:
         raise RuntimeError(f"ray.init() could not start a local beam cluster: {e}") from None
     if code != 0:

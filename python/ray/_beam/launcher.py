@@ -12,16 +12,18 @@ JVM and jar (ray/_beam/aotcache.py).
 
 from __future__ import annotations
 
-import glob
 import os
-import re
-import shutil
-import subprocess
 import sys
-from collections.abc import Sequence
-from typing import BinaryIO
 
 from ray._beam import aotcache
+
+# Only os and sys at module level: every import is read from disk when the host has evicted
+# it, and `ray start` pays for it (re, typing, subprocess and shutil cost ~30 ms warm, more
+# cold; docs/PERFORMANCE.md, "A lean `ray` command").
+TYPE_CHECKING = False  # not typing's (see above)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import BinaryIO
 
 MIN_JAVA = 21
 # The same flags for the CLI and the daemon (measurements: docs/PERFORMANCE.md, "JVM start-up
@@ -38,6 +40,7 @@ JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1536k", "-XX:TieredStopAtLevel=1
              "-XX:CompileCommand=CompileThresholdScaling,beam.*::*,0.2",
              "-XX:CompileCommand=CompileThresholdScaling,sun.nio.ch.*::*,0.2", "-Xshare:auto"]
 MAIN_CLASS = "beam.cli.Main"
+JVM_DIR = "/usr/lib/jvm"  # where Debian-style packages install JDKs, one folder each
 READY, OUT, ERR = b"BEAM-READY", b"OUT ", b"ERR "  # beam.cli.ReadyReport
 
 
@@ -52,25 +55,35 @@ def java_major(java: str) -> int | None:
     """
     text = aotcache.java_release(java)
     if text is not None:
-        m = re.search(r'^JAVA_VERSION="?([0-9][^"\s]*)"?', text, re.M)
-        return _major(m.group(1)) if m else None
+        version = aotcache.release_value(text, "JAVA_VERSION")
+        return _major(version) if version else None
+    import subprocess  # rare: a runtime without a release file
+
     try:
         out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.SubprocessError):
         return None
-    m = re.search(r'version "([^"]+)"', out.stderr + out.stdout)
-    return _major(m.group(1)) if m else None
+    said = out.stderr + out.stdout
+    start = said.find('version "')
+    if start < 0:
+        return None
+    start += len('version "')
+    end = said.find('"', start)
+    return _major(said[start:end]) if end > start else None
+
+
+def _leading_int(text: str) -> int | None:
+    digits = len(text) - len(text.lstrip("0123456789"))
+    return int(text[:digits]) if digits else None
 
 
 def _major(version: str) -> int | None:
+    """21 for "21.0.2", 8 for "1.8.0_392"; None when it does not start with a number."""
     parts = version.split(".")
-    try:
-        first = int(re.match(r"\d+", parts[0]).group(0))
-        if first == 1 and len(parts) > 1:  # "1.8.0_392"
-            return int(re.match(r"\d+", parts[1]).group(0))
-        return first
-    except (AttributeError, ValueError):
-        return None
+    first = _leading_int(parts[0])
+    if first == 1 and len(parts) > 1:
+        return _leading_int(parts[1])
+    return first
 
 
 def bundled_runtimes() -> list[str]:
@@ -94,12 +107,27 @@ def _java_candidates() -> list[tuple[str, str]]:
         java = os.path.join(runtime, "bin", "java")
         if os.path.isfile(java):
             found.append(("bundled runtime", java))
-    on_path = shutil.which("java")
+    on_path = _which("java")
     if on_path:
         found.append(("PATH", on_path))
-    for path in sorted(glob.glob("/usr/lib/jvm/*/bin/java"), reverse=True):
-        found.append(("/usr/lib/jvm", path))
+    try:
+        installed = sorted(os.listdir(JVM_DIR), reverse=True)
+    except OSError:
+        installed = []
+    for name in installed:
+        path = os.path.join(JVM_DIR, name, "bin", "java")
+        if os.path.exists(path):
+            found.append(("/usr/lib/jvm", path))
     return found
+
+
+def _which(name: str) -> str | None:
+    """The first executable ``name`` on PATH (shutil.which without importing shutil)."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder or ".", name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def find_java() -> str:
@@ -190,24 +218,29 @@ def daemon_env() -> dict:
     return env
 
 
-def start_detached(argv: Sequence[str], out: BinaryIO | None = None, err: BinaryIO | None = None) -> int:
+def start_detached(argv: Sequence[str], out: BinaryIO | None = None, err: BinaryIO | None = None,
+                   reap: bool = False) -> int:
     """``ray start ARGV`` (without --block): launch the daemon in a new session with stderr
     appended to TEMP/beamd-stderr.log, write what it reports to ``out`` and ``err`` (this
     process's stdout and stderr unless given) until it is ready, return the exit status of
-    ``ray start``. ``ray start`` and ``ray.init()``'s private cluster both start this way."""
+    ``ray start``. ``ray start`` and ``ray.init()``'s private cluster both start this way;
+    a caller that lives on after the start (``ray.init()``) passes ``reap`` so that the
+    daemon, once it exits, does not linger as its zombie."""
     out = sys.stdout.buffer if out is None else out
     err = sys.stderr.buffer if err is None else err
     cmd = daemon_command(argv)
     temp = temp_root(argv)
     os.makedirs(temp, exist_ok=True)
     log_path = os.path.join(temp, "beamd-stderr.log")
-    with open(log_path, "ab") as log:
-        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                                 start_new_session=True, env=daemon_env())
+    pid, report = _spawn_daemon(cmd, log_path)
     explained = False
-    with child.stdout:
-        for line in child.stdout:
+    with open(report, "rb") as lines:
+        for line in lines:
             if line.rstrip(b"\n") == READY:
+                if reap:
+                    import threading
+
+                    threading.Thread(target=os.waitpid, args=(pid, 0), name="beam-reap", daemon=True).start()
                 return 0
             if line.startswith(OUT):
                 out.write(line[len(OUT):])
@@ -216,15 +249,56 @@ def start_detached(argv: Sequence[str], out: BinaryIO | None = None, err: Binary
                 err.write(line[len(ERR):])
                 err.flush()
                 explained = True
-    code = child.wait()
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     if code != 0 and not explained:
         err.write(f"beam: the daemon exited (code {code}) before it was ready; see {log_path}\n".encode())
         err.flush()
     return code
 
 
+def _spawn_daemon(cmd: list[str], log_path: str) -> tuple[int, int]:
+    """Start ``cmd`` in a new session: stdin /dev/null, stdout a pipe, stderr appended to
+    ``log_path``, no other descriptor of ours (as subprocess's close_fds). Returns (its pid,
+    the pipe's read end). posix_spawn, not subprocess: that import costs the `ray` command
+    ~13 ms (it pulls in locale, re and enum)."""
+    read_end, write_end = os.pipe()  # both close-on-exec; dup2 onto 1 clears it there
+    actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+               (os.POSIX_SPAWN_DUP2, write_end, 1),
+               (os.POSIX_SPAWN_OPEN, 2, log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_fds() if fd not in (read_end, write_end)]
+    try:
+        # Signals need no reset (subprocess resets SIGPIPE, which Python ignores): the JVM
+        # installs its own handler for it.
+        pid = os.posix_spawn(cmd[0], cmd, daemon_env(), file_actions=actions, setsid=True)
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    return pid, read_end
+
+
+def _inheritable_fds() -> list[int]:
+    """Our descriptors above 2 that a child would inherit."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        fd = int(name)
+        try:
+            if fd > 2 and os.get_inheritable(fd):
+                found.append(fd)
+        except OSError:  # the listing's own descriptor, closed by now
+            pass
+    return found
+
+
 def run_cli(argv: Sequence[str], timeout: float | None = 120, **kwargs) -> subprocess.CompletedProcess:
     """Run the CLI as a child process and wait for it."""
+    import subprocess
+
     kwargs.setdefault("capture_output", True)
     kwargs.setdefault("text", True)
     kwargs.setdefault("env", daemon_env())
