@@ -54,6 +54,22 @@ def test_the_ray_command_imports_neither_cloudpickle_nor_the_client():
     assert loaded == []
 
 
+def test_the_ray_command_imports_no_stdlib_module_it_can_do_without():
+    # every module is a file read at each `ray start`, from disk once the host evicted it
+    # (docs/PERFORMANCE.md, "A lean `ray` command"): re/enum alone cost ~14 ms
+    avoidable = ["re", "enum", "json", "typing", "subprocess", "shutil", "glob", "threading", "locale"]
+    loaded = _run("import json as _j\n"  # this probe's own output; dropped below
+                  "for m in ('json', 'json.decoder', 'json.scanner', 'json.encoder', 're', 'enum'):\n"
+                  "    sys.modules.pop(m, None)\n"
+                  "before = set(sys.modules)\n"
+                  "from ray._beam import launcher\n"
+                  "launcher.jvm_flags(launcher.find_java(), launcher.find_jar())\n"
+                  "launcher.daemon_env()\n"
+                  "new = set(sys.modules) - before\n"
+                  f"_j.dump(sorted(m for m in {avoidable!r} if m in new), sys.stdout)")
+    assert loaded == []
+
+
 def test_the_ray_command_hashes_no_unchanged_jar(tmp_path):
     # hashlib loads OpenSSL (~8 ms): the launcher checks a jar's AOT cache by size and mtime
     # first and hashes only a jar that changed (aotcache.usable)
