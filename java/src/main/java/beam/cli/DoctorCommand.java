@@ -35,7 +35,7 @@ public final class DoctorCommand implements Callable<Integer> {
         }
         report.remove(java.util.List.of("op", "rid", "ok"));
         if (json) {
-            System.out.println(beam.codec.FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(report));
+            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(report));
         } else {
             System.out.print(format(report));
         }

@@ -40,7 +40,7 @@ public final class ListCommand implements Callable<Integer> {
             default -> groups(status);
         };
         if (json) {
-            System.out.println(beam.codec.FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(rows));
+            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(rows));
             return 0;
         }
         List<String> columns = switch (what) {

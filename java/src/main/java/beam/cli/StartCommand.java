@@ -3,6 +3,7 @@ package beam.cli;
 import beam.codec.FrameLimits;
 import beam.auth.TlsConfig;
 import beam.auth.TokenAuth;
+import beam.codec.FrameCodec;
 import beam.daemon.Daemon;
 import beam.daemon.MemberDaemon;
 import beam.daemon.RunningDaemon;
@@ -230,6 +231,8 @@ public final class StartCommand implements Callable<Integer> {
         }, "shutdown-hook"));
         printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead());
         if (notifyReady) ReadyReport.ready(session.logsDir().resolve("beamd.out"));
+        // what start-up left for later, made while the daemon waits for its first client
+        Thread.ofPlatform().daemon().name("warm-up").start(FrameCodec::warmUp);
         daemon.awaitStopped();
         return 0;
     }

@@ -27,7 +27,7 @@ public final class StatusCommand implements Callable<Integer> {
         ObjectNode status = LocalStatus.fetch(tempDir);
         if (status == null) return 1;
         if (json) {
-            System.out.println(beam.codec.FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(status));
+            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));
         } else {
             System.out.print(format(status));
         }

@@ -95,7 +95,7 @@ final class HostProbe {
     static com.fasterxml.jackson.databind.JsonNode parseResources(String json) {
         if (json == null || json.isBlank()) return null;
         try {
-            return beam.codec.FrameCodec.JSON.readTree(json);
+            return beam.codec.FrameCodec.json().readTree(json);
         } catch (IOException e) {
             throw new IllegalArgumentException("--resources must be a JSON object such as '{\"TPU\": 4}', got: " + json);
         }

@@ -61,7 +61,7 @@ public final class NodeFacts {
                 Process p = new ProcessBuilder(python, "-c", PROBE).redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return F.objectNode();
-                return FrameCodec.JSON.readTree(out.trim());
+                return FrameCodec.json().readTree(out.trim());
             } catch (IOException e) {
                 return F.objectNode();
             } catch (InterruptedException e) {

@@ -1,7 +1,10 @@
 package beam.daemon;
 
 import beam.codec.FrameCodec;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +20,8 @@ import java.time.format.DateTimeFormatter;
  * {@code <temp>/session_latest} links to the newest.
  */
 public final class SessionDir {
+    private static final JsonFactory NODE_JSON = new JsonFactory();
+
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd_HH-mm-ss_SSSSSS");
 
     private final Path tempDir;
@@ -58,15 +63,22 @@ public final class SessionDir {
     }
 
     void writeNodeJson(String nodeId, String nodeIp, String address, long pid) throws IOException {
-        ObjectNode o = FrameCodec.JSON.createObjectNode();
-        o.put("pid", pid);
-        o.put("socket", socketPath().toString());
-        o.put("address", address);
-        o.put("node_id", nodeId);
-        o.put("node_ip", nodeIp);
-        o.put("session_dir", dir.toString());
+        // jackson-core's generator, not the mapper: this runs before `ray start` reports ready,
+        // and the mapper costs ~16 ms to make (FrameCodec.json())
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (JsonGenerator g = NODE_JSON.createGenerator(bytes)) {
+            g.useDefaultPrettyPrinter();
+            g.writeStartObject();
+            g.writeNumberField("pid", pid);
+            g.writeStringField("socket", socketPath().toString());
+            g.writeStringField("address", address);
+            g.writeStringField("node_id", nodeId);
+            g.writeStringField("node_ip", nodeIp);
+            g.writeStringField("session_dir", dir.toString());
+            g.writeEndObject();
+        }
         Path tmp = dir.resolve("node.json.tmp");
-        Files.write(tmp, FrameCodec.JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(o));
+        Files.write(tmp, bytes.toByteArray());
         Files.move(tmp, nodeJson(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
@@ -83,7 +95,7 @@ public final class SessionDir {
         Path nodeJson = tempDir.resolve("session_latest").resolve("node.json");
         if (!Files.isRegularFile(nodeJson)) return null;
         try {
-            ObjectNode o = (ObjectNode) FrameCodec.JSON.readTree(nodeJson.toFile());
+            ObjectNode o = (ObjectNode) FrameCodec.json().readTree(nodeJson.toFile());
             return isRunning(o.path("pid").asLong()) ? o : null;
         } catch (IOException | ClassCastException e) {
             return null;

@@ -182,8 +182,8 @@ public final class MemberLink implements NodeLink {
         h.put("class_name", spec.className());
         ArrayNode gpus = h.putArray("gpu_ids");
         gpuIds.forEach(gpus::add);
-        h.set("env_vars", FrameCodec.JSON.valueToTree(spec.envVars()));
-        if (spec.context() != null) h.set("context", FrameCodec.JSON.valueToTree(spec.context()));
+        h.set("env_vars", FrameCodec.json().valueToTree(spec.envVars()));
+        if (spec.context() != null) h.set("context", FrameCodec.json().valueToTree(spec.context()));
         h.put("log_to_owner", spec.logToOwner());
         h.put("omp_threads", spec.ompThreads());
         connection.send(new Frame(h));

@@ -60,7 +60,7 @@ public final class NodeAgent {
         env.putIfAbsent("OMP_NUM_THREADS", String.valueOf(spec.ompThreads()));
         if (ctx != null && ctx.sysPath() != null) {
             try {
-                env.put("BEAM_DRIVER_SYS_PATH", FrameCodec.JSON.writeValueAsString(ctx.sysPath()));
+                env.put("BEAM_DRIVER_SYS_PATH", FrameCodec.json().writeValueAsString(ctx.sysPath()));
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class ResourcesTest {
     private static Resources of(String json) throws Exception {
-        return Resources.fromJson(FrameCodec.JSON.readTree(json), "test");
+        return Resources.fromJson(FrameCodec.json().readTree(json), "test");
     }
 
     @Test

@@ -24,7 +24,7 @@ class FrameCodecPropertiesTest {
     @Property(tries = 500)
     void framesRoundTrip(@ForAll @StringLength(max = 40) String op, @ForAll @StringLength(max = 200) String text,
                          @ForAll long number, @ForAll @Size(max = 3000) byte[] payload) throws Exception {
-        ObjectNode h = FrameCodec.JSON.createObjectNode().put("op", op).put("text", text).put("n", number);
+        ObjectNode h = FrameCodec.json().createObjectNode().put("op", op).put("text", text).put("n", number);
         byte[] bytes = FrameCodec.encode(new Frame(h.deepCopy(), payload));
         Frame back = new FrameCodec(SMALL).decode(new ByteArrayInputStream(bytes));
         assertThat(back.payload()).isEqualTo(payload);
@@ -42,7 +42,7 @@ class FrameCodecPropertiesTest {
     @Property(tries = 3000)
     void mutatedFramesNeverBreakTheDecoder(@ForAll @Size(max = 200) byte[] payload, @ForAll @IntRange(max = 10_000) int where,
                                            @ForAll byte value, @ForAll @IntRange(max = 3) int mode) throws IOException {
-        ObjectNode h = FrameCodec.JSON.createObjectNode().put("op", "call").put("oid", "0".repeat(56));
+        ObjectNode h = FrameCodec.json().createObjectNode().put("op", "call").put("oid", "0".repeat(56));
         byte[] good = FrameCodec.encode(new Frame(h, payload));
         int at = where % good.length;
         byte[] bad = switch (mode) {

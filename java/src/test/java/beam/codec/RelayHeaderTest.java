@@ -141,7 +141,7 @@ class RelayHeaderTest {
             if (plain) assertThat(got).as(text).isNotNull();
             if (got == null) continue;
             accepted++;
-            com.fasterxml.jackson.databind.JsonNode tree = FrameCodec.JSON.readTree(text);
+            com.fasterxml.jackson.databind.JsonNode tree = FrameCodec.json().readTree(text);
             assertThat(tree.get("op").asText()).as(text).isEqualTo(got.op());
             assertThat(tree.get("oid").asText()).as(text).isEqualTo(got.oid());
             assertThat(tree.path("method").asText(null)).as(text).isEqualTo(got.method());
@@ -162,7 +162,7 @@ class RelayHeaderTest {
         byte[] onLink = FrameCodec.encode(frame.taggedWith(42));
         String linkHeader = new String(onLink, 4, ByteBuffer.wrap(onLink).getInt(), StandardCharsets.UTF_8);
         assertThat(linkHeader).startsWith("{\"cid\":42,\"op\":\"call\"");
-        assertThat(FrameCodec.JSON.readTree(linkHeader).get("cid").asLong()).isEqualTo(42); // plain JSON on the wire
+        assertThat(FrameCodec.json().readTree(linkHeader).get("cid").asLong()).isEqualTo(42); // plain JSON on the wire
         Frame arrived = codec.decode(new ByteArrayInputStream(onLink));
         assertThat(arrived.linkCid()).isEqualTo(42);
         assertThat(arrived.relay()).isEqualTo(frame.relay());
@@ -193,7 +193,7 @@ class RelayHeaderTest {
 
     @Test
     void aFrameWithoutHeaderBytesIsTaggedInACopyOfItsTree() {
-        com.fasterxml.jackson.databind.node.ObjectNode h = FrameCodec.JSON.createObjectNode().put("op", "reply").put("rid", 3);
+        com.fasterxml.jackson.databind.node.ObjectNode h = FrameCodec.json().createObjectNode().put("op", "reply").put("rid", 3);
         Frame frame = new Frame(h, new byte[] {9});
         Frame tagged = frame.taggedWith(5);
         assertThat(tagged.header().get("cid").asLong()).isEqualTo(5);

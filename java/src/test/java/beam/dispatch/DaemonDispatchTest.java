@@ -69,7 +69,7 @@ class DaemonDispatchTest {
         }
 
         ObjectNode request(String json) throws Exception {
-            ObjectNode h = (ObjectNode) FrameCodec.JSON.readTree(json);
+            ObjectNode h = (ObjectNode) FrameCodec.json().readTree(json);
             h.put("rid", ++rid);
             send(h, new byte[0]);
             while (true) {
@@ -149,7 +149,7 @@ class DaemonDispatchTest {
         try (Raw c = new Raw()) {
             c.hello();
             String oid = Ids.randomHex(28);
-            ObjectNode h = FrameCodec.JSON.createObjectNode().put("op", "call").put("actor_id", Ids.randomHex(16))
+            ObjectNode h = FrameCodec.json().createObjectNode().put("op", "call").put("actor_id", Ids.randomHex(16))
                     .put("oid", oid).put("method", "m");
             c.send(h, new byte[] {1, 2});
             Frame f = c.read();
@@ -212,6 +212,15 @@ class DaemonDispatchTest {
         assertThat(Files.getPosixFilePermissions(latest.resolve("sockets"))).hasSize(3);
         assertThat(new String(Files.readAllBytes(latest.resolve("node.json")), StandardCharsets.UTF_8))
                 .contains(daemon.nodeId());
+        // written with jackson-core's generator, read back with the mapper as `ray stop` does
+        var node = SessionDir.findRunning(temp);
+        assertThat(node).isNotNull();
+        assertThat(node.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(node.get("node_id").asText()).isEqualTo(daemon.nodeId());
+        assertThat(node.get("node_ip").asText()).isEqualTo(daemon.nodeIp());
+        assertThat(node.get("address").asText()).isEqualTo(daemon.gcsAddress());
+        assertThat(Path.of(node.get("socket").asText())).exists();
+        assertThat(Path.of(node.get("session_dir").asText())).isEqualTo(latest.toRealPath());
     }
 
     private static byte[] frame(String json) {

@@ -117,7 +117,7 @@ class NodeLinkTest {
     }
 
     private static ObjectNode join(String auth) {
-        ObjectNode h = FrameCodec.JSON.createObjectNode().put("op", "join").put("rid", 1).put("proto", 1)
+        ObjectNode h = FrameCodec.json().createObjectNode().put("op", "join").put("rid", 1).put("proto", 1)
                 .put("node_id", Ids.nodeId()).put("node_ip", "127.0.0.9");
         if (auth != null) h.put("auth", auth);
         h.putObject("resources").put("CPU", 1);
@@ -126,7 +126,7 @@ class NodeLinkTest {
 
     @Test
     void aPeerThatSkipsTheHandshakeIsRefusedBeforeAnythingElse() throws Exception {
-        JsonNode reply = rawAttempt(nonce -> FrameCodec.JSON.createObjectNode().put("op", "hello").put("rid", 1)
+        JsonNode reply = rawAttempt(nonce -> FrameCodec.json().createObjectNode().put("op", "hello").put("rid", 1)
                 .put("proto", 1).put("role", "driver"));
         assertThat(reply.get("ok").asBoolean()).isFalse();
         assertThat(reply.get("error").asText()).contains("join");
