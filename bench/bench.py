@@ -59,8 +59,9 @@ def snapshot_jar():
             os.remove(stale)
     if aotcache.usable(java, BUILT_JAR):
         shutil.copyfile(built_cache, cache)
-        with open(meta, "w") as f:
-            json.dump(aotcache.describe(java, BENCH_JAR), f, indent=1)
+        aotcache.write_description(meta, aotcache.describe(java, BENCH_JAR))
+        if aotcache.usable(java, BENCH_JAR) != cache:  # beam would start without it: say so
+            raise SystemExit(f"bench: the AOT cache copied to {cache} is not usable by {java}")
     else:
         log(f"note: no AOT cache for {java} beside {BUILT_JAR} (./dev build makes one); beam starts without it")
     return BENCH_JAR
