@@ -3,9 +3,12 @@ cache only for the java and jar it was made for; the daemon command of `ray star
 
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
+from _paths import ROOT
 from ray._beam import aotcache, launcher
 
 
@@ -142,3 +145,20 @@ def test_temp_root_follows_the_cli(monkeypatch):
     assert launcher.temp_root(["--temp-dir=/x/eq"]) == "/x/eq"
     monkeypatch.setenv("RAY_TMPDIR", " ")
     assert launcher.temp_root([]) == "/tmp/ray"
+
+
+def test_the_daemon_gets_its_report_pipe_even_when_the_caller_has_no_stdin_or_stdout(tmp_path):
+    """A caller started with fds 0 and 1 closed: the report pipe's ends come out as 0 and 1.
+    The launcher moves them above 2 (glibc before 2.29, which manylinux2014 allows, keeps
+    close-on-exec on a dup2 of fd 1 onto itself and the report would be lost; newer glibc
+    clears it, so here this checks the whole spawn with odd descriptors)."""
+    code = (f"import os, sys; sys.path.insert(0, {os.path.join(ROOT, 'python')!r})\n"
+            "os.close(0); os.close(1)\n"
+            "from ray._beam import launcher\n"
+            f"pid, report = launcher._spawn_daemon(['/bin/sh', '-c', 'echo BEAM-READY'], {str(tmp_path / 'log')!r})\n"
+            "got = os.read(report, 100)\n"
+            "os.waitpid(pid, 0)\n"
+            "os.write(2, b'GOT ' + got)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(b"GOT BEAM-READY"), done.stderr

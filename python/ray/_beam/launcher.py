@@ -261,7 +261,7 @@ def _spawn_daemon(cmd: list[str], log_path: str) -> tuple[int, int]:
     ``log_path``, no other descriptor of ours (as subprocess's close_fds). Returns (its pid,
     the pipe's read end). posix_spawn, not subprocess: that import costs the `ray` command
     ~13 ms (it pulls in locale, re and enum)."""
-    read_end, write_end = os.pipe()  # both close-on-exec; dup2 onto 1 clears it there
+    read_end, write_end = _above_stdio(*os.pipe())  # both close-on-exec; dup2 onto 1 clears it there
     actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                (os.POSIX_SPAWN_DUP2, write_end, 1),
                (os.POSIX_SPAWN_OPEN, 2, log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)]
@@ -276,6 +276,20 @@ def _spawn_daemon(cmd: list[str], log_path: str) -> tuple[int, int]:
     finally:
         os.close(write_end)
     return pid, read_end
+
+
+def _above_stdio(*fds: int) -> tuple[int, ...]:
+    """``fds`` moved above 2 where needed: a caller started with stdin or stdout closed gets a
+    pipe end as fd 0 or 1, which the child's own stdin and stdout would then replace (or keep
+    close-on-exec), and the report would never arrive."""
+    if all(fd > 2 for fd in fds):
+        return fds
+    import fcntl
+
+    moved = tuple(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3) for fd in fds)
+    for fd in fds:
+        os.close(fd)
+    return moved
 
 
 def _inheritable_fds() -> list[int]:
