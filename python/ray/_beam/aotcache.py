@@ -69,7 +69,7 @@ def write_description(meta: str, description: dict[str, str]) -> None:
     """Write ``description`` to ``meta`` (through a temporary file: readers never see half)."""
     tmp = f"{meta}.{os.getpid()}.tmp"
     try:
-        with open(tmp, "w") as f:
+        with open(tmp, "w", encoding="utf-8") as f:
             f.write("# what beam's AOT cache beside this file was made for (ray/_beam/aotcache.py)\n")
             f.writelines(f"{key}={value}\n" for key, value in description.items())
         os.replace(tmp, meta)
@@ -84,7 +84,7 @@ def write_description(meta: str, description: dict[str, str]) -> None:
 def read_description(meta: str) -> dict[str, str]:
     """The ``key=value`` lines of ``meta``; raises ValueError for any other line."""
     found = {}
-    with open(meta) as f:
+    with open(meta, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
             if not line or line.startswith("#"):
