@@ -1,7 +1,11 @@
 """Submitter (python/ray/_beam/submit.py) against a fake connection: queued calls and a link
 that breaks while they drain."""
 
+import enum
+import io
 import threading
+
+import cloudpickle
 
 import pytest
 
@@ -75,3 +79,51 @@ def test_a_drain_reentered_for_the_same_actor_leaves_other_actors_calls_going():
     later = sub.submit(ACTOR_X, "k", (1,), {})  # the actor's queue still works
     assert b'"method":"k"' in conn.sent[-1]
     del on_y, later
+
+
+def test_a_call_without_ref_arguments_leaves_at_once_and_an_unpicklable_one_names_its_method():
+    table, conn = ObjectTable(), FakeConn()
+    sub = Submitter(conn, table)
+    ref = sub.submit(ACTOR_X, "f", (b"x" * 10, "s", 3), {"k": 1.5})
+    assert len(conn.sent) == 1 and b'"method":"f"' in conn.sent[0]
+    with pytest.raises(TypeError, match="Could not serialize the arguments of the actor method 'g'"):
+        sub.submit(ACTOR_X, "g", (threading.Lock(),), {})
+    assert len(conn.sent) == 1
+    del ref
+
+
+class _Flag(enum.IntEnum):
+    ON = 1
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((b"x" * 4096,), {}),
+    ((1, 2.5, "s", None, True, b""), {}),
+    ((), {}),
+    ((1,), {"k": "v"}),  # keyword arguments: cloudpickle
+    ((_Flag.ON,), {}),  # a subclass of int: cloudpickle
+    (([1, 2], {"a": (3,)}), {}),  # containers: cloudpickle
+    ((lambda v: v + 1,), {}),  # by value: cloudpickle
+])
+def test_call_arguments_round_trip_whichever_pickler_writes_them(args, kwargs):
+    data = pickling.dumps_call_args(args, kwargs)
+    got_args, got_kwargs = pickling.loads(data)
+    if args and callable(args[0]):
+        assert got_args[0](1) == 2
+    else:
+        assert (got_args, got_kwargs) == (args, kwargs)
+        assert [type(a) for a in got_args] == [type(a) for a in args]
+    if all(type(a) in (bytes, int, float, str, bool, type(None)) for a in args) and not kwargs:
+        assert data == pickling.dumps((args, kwargs)) == _cloudpickled((args, kwargs))
+
+
+def _cloudpickled(obj):
+    with io.BytesIO() as f:
+        pickling._Pickler(f, protocol=cloudpickle.DEFAULT_PROTOCOL).dump(obj)
+        return f.getvalue()
+
+
+@pytest.mark.parametrize("value", [7, 2.5, "text", b"bytes", None, False, _Flag.ON, [1]])
+def test_a_return_value_pickles_to_cloudpickles_bytes(value):
+    assert pickling.dumps(value) == _cloudpickled(value)
+    assert pickling.loads(pickling.dumps(value)) == value

@@ -53,6 +53,11 @@ class Submitter:
         """Return the result's ref at once; send now or queue until the arguments resolve."""
         oid = ids.new_object_id()
         ref = self._table.register(oid)
+        if not _any_ref(args, kwargs):  # the common call: nothing to resolve first
+            with self._lock:
+                if not self._queues.get(actor_id):  # else it queues behind earlier calls
+                    self._send(actor_id, method, oid, _pickle_args(method, args, kwargs))
+                    return ref
         deps = top_level_refs(args, kwargs)
         call = _Call(actor_id, method, oid, args, kwargs, [d.hex() for d in deps])
         with self._lock:
@@ -65,7 +70,7 @@ class Submitter:
                     self._table.resolve(oid, error=failed.error)
                     return ref
                 payload = self._payload(call)  # raises on unpicklable args, as Ray does
-                self._send(call, payload)
+                self._send(call.actor_id, call.method, call.oid, payload)
                 return ref
             self._queues.setdefault(actor_id, deque()).append(call)
         for dep in call.deps:
@@ -90,7 +95,7 @@ class Submitter:
                 except Exception as e:  # noqa: BLE001 - becomes the call's result
                     self._table.resolve(call.oid, error=e)
                     continue
-                self._send(call, payload)
+                self._send(call.actor_id, call.method, call.oid, payload)
             # A drain re-entered from a callback above may have emptied and removed this
             # queue already, or a callback may have started a new one: remove only ours.
             if queue is not None and not queue and self._queues.get(actor_id) is queue:
@@ -103,17 +108,32 @@ class Submitter:
         args = tuple(value(a) for a in call.args)
         kwargs = {k: value(v) for k, v in call.kwargs.items()}
         call.args = call.kwargs = None  # drop the refs (and values) we no longer need
-        try:
-            return pickling.dumps((args, kwargs))
-        except Exception as e:  # noqa: BLE001 - any pickling failure: say which call
-            raise TypeError(
-                f"Could not serialize the arguments of the actor method '{call.method}': {e}. "
-                f"Arguments are sent with cloudpickle; pass picklable values (locks, sockets, "
-                f"open files and generators are not).") from e
+        return _pickle_args(call.method, args, kwargs)
 
-    def _send(self, call: _Call, payload: bytes) -> None:
+    def _send(self, actor_id: str, method: str, oid: str, payload: bytes) -> None:
         try:
-            self._conn.send_call(framing.call_head(call.actor_id, call.method, call.oid, len(payload)), payload)
+            self._conn.send_call(framing.call_head(actor_id, method, oid, len(payload)), payload)
         except ConnectionError as e:
-            self._table.resolve(call.oid, error=ActorDiedError(
+            self._table.resolve(oid, error=ActorDiedError(
                 f"{ActorDiedError.BASE_ERROR_MSG}\nThe actor is unreachable because {e}."))
+
+
+def _any_ref(args: tuple, kwargs: dict) -> bool:
+    for a in args:
+        if isinstance(a, ObjectRef):
+            return True
+    if kwargs:
+        for a in kwargs.values():
+            if isinstance(a, ObjectRef):
+                return True
+    return False
+
+
+def _pickle_args(method: str, args: tuple, kwargs: dict) -> bytes:
+    try:
+        return pickling.dumps_call_args(args, kwargs)
+    except Exception as e:  # noqa: BLE001 - any pickling failure: say which call
+        raise TypeError(
+            f"Could not serialize the arguments of the actor method '{method}': {e}. "
+            f"Arguments are sent with cloudpickle; pass picklable values (locks, sockets, "
+            f"open files and generators are not).") from e
