@@ -193,3 +193,26 @@ def test_unpicklable_arguments_and_results_get_clear_errors(cluster):
     with pytest.raises(TypeError, match=r"Could not serialize the return value of Bag.lock\(\)"):
         ray.get(bag.lock.remote())
     assert ray.get(bag.echo.remote(7)) == 7, "the actor and the connection survive both"
+
+
+def test_actor_workers_run_as_batch_tasks_unless_told_otherwise(cluster):
+    @ray.remote
+    class Policy:
+        def here(self):
+            return os.sched_getscheduler(0)
+
+        def in_a_new_thread(self):
+            out = []
+            t = threading.Thread(target=lambda: out.append(os.sched_getscheduler(0)))
+            t.start()
+            t.join()
+            return out[0]
+
+    batch = Policy.remote()
+    assert ray.get(batch.here.remote()) == os.SCHED_BATCH
+    assert ray.get(batch.in_a_new_thread.remote()) == os.SCHED_BATCH
+    threaded = Policy.options(max_concurrency=4).remote()  # methods run on pool threads
+    assert ray.get(threaded.here.remote()) == os.SCHED_BATCH
+    normal = Policy.options(runtime_env={"env_vars": {"BEAM_ACTOR_SCHED": "normal"}}).remote()
+    assert ray.get(normal.here.remote()) == os.SCHED_OTHER
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER, "the driver is left as it was"
