@@ -120,3 +120,18 @@ def test_call_head_refuses_ids_that_are_not_hex(bad):
         framing.call_head(bad, "m", "cd" * 28, 1)
     with pytest.raises(framing.FrameError, match="not hex"):
         framing.result_head(bad, "ok", 1)
+
+
+@pytest.mark.parametrize("buf,message", [
+    (b"\x00\x00\x00\x00{}", "header length is 0"),
+    ((framing.MAX_HEADER_BYTES + 1).to_bytes(4, "big"), "exceeds the limit"),
+    (b"\x00\x00\x00\x03{x}", "not valid UTF-8 JSON"),
+    (b"\x00\x00\x00\x02\xff\xfe", "not valid UTF-8 JSON"),
+    (b"\x00\x00\x00\x02[]", "not a JSON object"),
+])
+def test_the_receive_buffer_rejects_bad_headers_as_read_frame_does(buf, message):
+    # FrameBuffer parses headers straight out of its bytearray (framing.split_header)
+    with pytest.raises(framing.FrameError, match=message):
+        framing.split_header(bytearray(buf))
+    with pytest.raises(framing.FrameError, match=message):
+        framing.read_frame(_reader(buf + b"\x00" * 8))

@@ -6,7 +6,7 @@ import cloudpickle
 import pytest
 
 from ray._beam import ids
-from ray._beam.objects import ObjectTable
+from ray._beam.objects import ObjectRef, ObjectTable
 from ray.exceptions import ActorDiedError, GetTimeoutError
 
 
@@ -127,3 +127,16 @@ def test_a_failing_callback_does_not_stop_the_others():
     t.on_done(ref.hex(), lambda _entry: ran.append(1))
     t.resolve(ref.hex(), data=cloudpickle.dumps(1))
     assert ran == [1]
+
+
+def test_an_entry_lives_as_long_as_any_of_its_refs():
+    t = ObjectTable()
+    oid = "ab" * 28
+    first = t.register(oid)
+    copy = ObjectRef(oid, t)  # a second ref to the same entry
+    again = t.register(oid)  # registering a known id adds a ref, not a second entry
+    assert len(t) == 1
+    del first, again
+    assert len(t) == 1, "one ref is left"
+    del copy
+    assert len(t) == 0

@@ -97,6 +97,7 @@ class Connection:
         # One re-entrant lock guards the fields below and everything dispatch changes (the
         # object table shares ``cond``): ObjectRef.__del__ may run, via GC, under it.
         lock = threading.RLock()
+        self._mutex = lock  # `with` on the lock itself where nothing waits or notifies: no Python-level __enter__
         self.cond = threading.Condition(lock)  # waiters sleep here; dispatch and the role's release wake them
         self._idle = threading.Condition(lock)  # the idle reader sleeps here while anyone waits
         self._reading = False  # a thread holds the read role
@@ -130,7 +131,7 @@ class Connection:
                 timeout: Optional[float] = None) -> dict:
         """Send a request and block until its reply; raise the reply's error class if not ok."""
         waiter = _Waiter()
-        with self.cond:
+        with self._mutex:
             if self._closed is not None:
                 raise ConnectionError(self._closed)
             rid = next(self._rids)
@@ -141,7 +142,7 @@ class Connection:
             if not self.wait_for(lambda: waiter.done, timeout):
                 raise TimeoutError(f"no reply from the beam daemon to '{op}' within {timeout} s")
         finally:
-            with self.cond:
+            with self._mutex:
                 self._waiters.pop(rid, None)
                 self._leave()
         if waiter.error is not None:
@@ -172,12 +173,12 @@ class Connection:
             self._outbox.flush()  # what we wait for may hang on calls still held back
         except ConnectionError:
             pass  # the link failed: done() learns it from the failed objects and replies
-        cond = self.cond
-        with cond:
+        cond, mutex = self.cond, self._mutex
+        with mutex:
             self._waiting += 1
         try:
             while True:
-                with cond:
+                with mutex:
                     while True:
                         if done():
                             return True
@@ -191,12 +192,12 @@ class Connection:
                 try:
                     self._read_some(remaining, replies=replies() if callable(replies) else replies)
                 finally:
-                    with cond:
+                    with mutex:
                         self._reading = False
                         if self._waiting > 1:  # another waiter may need the role or what we read
                             cond.notify_all()
         finally:
-            with cond:
+            with mutex:
                 self._leave()
 
     def _leave(self) -> None:
@@ -340,7 +341,7 @@ class Connection:
     def _dispatch(self, header: dict, payload: bytes) -> None:
         op = header["op"]
         if op == "reply":
-            with self.cond:
+            with self._mutex:
                 waiter = self._waiters.get(header.get("rid"))
                 if waiter is not None:
                     header["_payload"] = payload
@@ -361,7 +362,7 @@ class Connection:
         return f"the beam daemon went away ({self.address}: {detail})"
 
     def _fail(self, reason: str) -> None:
-        with self.cond:
+        with self._mutex:
             if self._closed is not None:
                 return
             self._closed = reason

@@ -18,6 +18,7 @@ MAX_HEADER_BYTES = 1 << 20  # 1 MiB
 MAX_PAYLOAD_BYTES = 1 << 30  # 1 GiB
 
 _LEN = struct.Struct(">I")
+_JSON = json.JSONDecoder()  # json.loads with no options is this decoder's decode, a call less
 
 
 class FrameError(ValueError):
@@ -107,7 +108,7 @@ def parse_header_length(prefix: bytes) -> int:
 def parse_header(raw: bytes) -> Tuple[dict, int]:
     """Parse header bytes; return (header, plen). Raises FrameError on any rule break."""
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = _JSON.decode(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise FrameError(f"frame header is not valid UTF-8 JSON: {e}") from None
     if not isinstance(header, dict):
@@ -125,12 +126,15 @@ def parse_header(raw: bytes) -> Tuple[dict, int]:
 def split_header(buf) -> Tuple[dict, int, int] | None:
     """The header of the frame at the start of ``buf``: (header, plen, where its payload
     starts), or None if ``buf`` does not hold the whole header yet."""
-    if len(buf) < 4:
+    n = len(buf)
+    if n < 4:
         return None
-    hlen = parse_header_length(bytes(buf[:4]))
-    if len(buf) < 4 + hlen:
+    (hlen,) = _LEN.unpack_from(buf)
+    if hlen == 0 or hlen > MAX_HEADER_BYTES:
+        parse_header_length(bytes(buf[:4]))  # raises the error that says which
+    if n < 4 + hlen:
         return None
-    header, plen = parse_header(bytes(buf[4:4 + hlen]))
+    header, plen = parse_header(buf[4:4 + hlen])  # bytes or bytearray: both decode
     return header, plen, 4 + hlen
 
 

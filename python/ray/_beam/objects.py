@@ -65,6 +65,9 @@ class ObjectTable:
         # the waiters, and installs the connection's ``wait_for`` (which reads the socket
         # itself while no other thread does, see connection.py).
         self._cond = cond or threading.Condition(threading.RLock())
+        # Blocks that neither wait nor notify take the condition's lock itself: the same lock,
+        # without the Python-level Condition.__enter__ (a few of these run per call).
+        self._mutex = getattr(self._cond, "_lock", self._cond)
         self.wait_for: Callable[..., bool] = self._wait_here
         # The client installs its connection's flush: a future or callback waits outside
         # wait_for, so the calls its object may hang on must not stay held (outbox.py).
@@ -74,9 +77,12 @@ class ObjectTable:
 
     def register(self, oid: str) -> "ObjectRef":
         """Create a pending entry and the first ref to it."""
-        with self._cond:
-            self._entries.setdefault(oid, _Entry())
-        return ObjectRef(oid, self)
+        with self._mutex:
+            entry = self._entries.get(oid)
+            if entry is None:
+                entry = self._entries[oid] = _Entry()
+            entry.refs += 1
+        return ObjectRef._counted(oid, self)
 
     def put_bytes(self, oid: str, data: bytes) -> "ObjectRef":
         ref = self.register(oid)
@@ -86,7 +92,7 @@ class ObjectTable:
     def resolve(self, oid: str, data: Optional[bytes] = None, value=_NO_VALUE,
                 error: Optional[BaseException] = None) -> None:
         """Complete an entry (first completion wins) and run its callbacks outside the lock."""
-        with self._cond:
+        with self._mutex:
             entry = self._entries.get(oid)
             if entry is None or entry.state != PENDING:
                 return
@@ -104,7 +110,7 @@ class ObjectTable:
 
     def on_done(self, oid: str, callback: Callable[[_Entry], None]) -> None:
         """Call ``callback(entry)`` once the object completes (now, if it already has)."""
-        with self._cond:
+        with self._mutex:
             entry = self._lookup(oid)
             if entry.state == PENDING:
                 entry.callbacks.append(callback)
@@ -112,12 +118,12 @@ class ObjectTable:
         callback(entry)
 
     def entry(self, oid: str) -> _Entry:
-        with self._cond:
+        with self._mutex:
             return self._lookup(oid)
 
     def fail_pending(self, make_error: Callable[[], BaseException]) -> None:
         """Fail every pending object (shutdown, or the daemon went away); later ones too."""
-        with self._cond:
+        with self._mutex:
             self._closed = make_error
             pending = [oid for oid, e in self._entries.items() if e.state == PENDING]
         for oid in pending:
@@ -131,7 +137,7 @@ class ObjectTable:
 
     def wait_entries(self, oids: List[str], num_ready: int, timeout: Optional[float]):
         """Block until ``num_ready`` of the objects are done; None on timeout, else entries."""
-        with self._cond:
+        with self._mutex:
             entries = [self._lookup(oid) for oid in oids]
         # How many results must still arrive, as of the last done(): it decides whether the
         # reading thread polls before it sleeps (spin.py), e.g. for the last reply of a broadcast.
@@ -154,23 +160,23 @@ class ObjectTable:
 
     def _wait_here(self, done: Callable[[], bool], timeout: Optional[float], replies=1) -> bool:
         """Waiting without a connection (a table on its own, in tests)."""
-        with self._cond:
+        with self._mutex:
             return self._cond.wait_for(done, timeout)
 
     def ready_mask(self, oids: List[str], num_ready: int, timeout: Optional[float]) -> List[bool]:
         """For ray.wait: which objects are done after waiting for ``num_ready`` or the timeout."""
         self.wait_entries(oids, num_ready, timeout)
-        with self._cond:
+        with self._mutex:
             return [self._lookup(oid).state != PENDING for oid in oids]
 
     def incref(self, oid: str) -> None:
-        with self._cond:
+        with self._mutex:
             entry = self._entries.get(oid)
             if entry is not None:
                 entry.refs += 1
 
     def decref(self, oid: str) -> None:
-        with self._cond:
+        with self._mutex:
             entry = self._entries.get(oid)
             if entry is not None:
                 entry.refs -= 1
@@ -179,7 +185,7 @@ class ObjectTable:
 
     def adopt(self, oid: str, data: Optional[bytes]) -> None:
         """Make an entry for a ref that arrived by pickle (with its value, if it had one)."""
-        with self._cond:
+        with self._mutex:
             if oid in self._entries:
                 return
             entry = self._entries[oid] = _Entry()
@@ -193,7 +199,7 @@ class ObjectTable:
                     "ref as a top-level argument (it is then resolved by the caller).")
 
     def __len__(self):
-        with self._cond:
+        with self._mutex:
             return len(self._entries)
 
     def _lookup(self, oid: str) -> _Entry:
@@ -216,6 +222,13 @@ class ObjectRef:
         self._table = table
         if table is not None:
             table.incref(oid)
+
+    @classmethod
+    def _counted(cls, oid: str, table: ObjectTable) -> "ObjectRef":
+        """A ref whose table entry already counts it (ObjectTable.register)."""
+        ref = object.__new__(cls)
+        ref._oid, ref._table = oid, table
+        return ref
 
     def hex(self) -> str:
         return self._oid
