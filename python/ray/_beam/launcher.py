@@ -22,6 +22,7 @@ from ray._beam import aotcache
 # cold; docs/PERFORMANCE.md, "A lean `ray` command").
 TYPE_CHECKING = False  # not typing's (see above)
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Sequence
     from typing import BinaryIO
 

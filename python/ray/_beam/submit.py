@@ -53,12 +53,12 @@ class Submitter:
         """Return the result's ref at once; send now or queue until the arguments resolve."""
         oid = ids.new_object_id()
         ref = self._table.register(oid)
-        if not _any_ref(args, kwargs):  # the common call: nothing to resolve first
+        deps = top_level_refs(args, kwargs)
+        if not deps:  # the common call: nothing to resolve first
             with self._lock:
                 if not self._queues.get(actor_id):  # else it queues behind earlier calls
                     self._send(actor_id, method, oid, _pickle_args(method, args, kwargs))
                     return ref
-        deps = top_level_refs(args, kwargs)
         call = _Call(actor_id, method, oid, args, kwargs, [d.hex() for d in deps])
         with self._lock:
             queue = self._queues.get(actor_id)
@@ -116,17 +116,6 @@ class Submitter:
         except ConnectionError as e:
             self._table.resolve(oid, error=ActorDiedError(
                 f"{ActorDiedError.BASE_ERROR_MSG}\nThe actor is unreachable because {e}."))
-
-
-def _any_ref(args: tuple, kwargs: dict) -> bool:
-    for a in args:
-        if isinstance(a, ObjectRef):
-            return True
-    if kwargs:
-        for a in kwargs.values():
-            if isinstance(a, ObjectRef):
-                return True
-    return False
 
 
 def _pickle_args(method: str, args: tuple, kwargs: dict) -> bytes:

@@ -71,8 +71,8 @@ def _run_as_batch_task() -> None:
     A batch task keeps its share of the CPU but does not preempt the task running when it
     wakes up. Several actors share a node's cores with the daemon and the driver; when the
     daemon hands a broadcast's calls to their workers one after another, each woken worker
-    no longer interrupts it halfway through (docs/PERFORMANCE.md, "Actor workers as batch
-    tasks": broadcast-4 p50 607 -> 511 us). ``BEAM_ACTOR_SCHED=normal`` (on ``ray start`` or
+    no longer interrupts it halfway through (docs/PERFORMANCE.md, "Less Python per call, and
+    actor workers as batch tasks": broadcast-4 p50 607 -> 511 us). ``BEAM_ACTOR_SCHED=normal`` (on ``ray start`` or
     in an actor's runtime_env env_vars) keeps the default policy; so does a worker started
     under another policy than the default (``chrt``), which is left as it is.
     """
