@@ -117,15 +117,15 @@ train_aot_cache() {
   "$BVENV/bin/python" "$ROOT/tools/train_aot.py" --java "$1" --jar "$2" >&2
 }
 
-# Copy python/ (pyproject.toml and the ray package, without caches, the dev copy of the jar
-# or any runtime) to a fresh folder $1.
+# Copy python/ (pyproject.toml, the ray package without caches, the dev copy of the jar or
+# any runtime, and bin/ray, the `ray` command's script) to a fresh folder $1.
 stage_python() {
   local dest="$1"
   rm -rf "$dest"
   mkdir -p "$dest"
   cp "$ROOT/python/pyproject.toml" "$dest/"
   (cd "$ROOT/python" && tar -cf - --exclude=__pycache__ --exclude='*.pyc' --exclude='*.egg-info' \
-     --exclude=ray/_beam/lib --exclude=ray/_beam/runtime ray) | (cd "$dest" && tar -xf -)
+     --exclude=ray/_beam/lib --exclude=ray/_beam/runtime ray bin) | (cd "$dest" && tar -xf -)
 }
 
 # Build a wheel from the staged folder $1 into folder $2; prints its path.

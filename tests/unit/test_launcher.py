@@ -162,3 +162,19 @@ def test_the_daemon_gets_its_report_pipe_even_when_the_caller_has_no_stdin_or_st
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith(b"GOT BEAM-READY"), done.stderr
+
+
+def test_launch_file_values_reach_bash_unchanged(tmp_path):
+    """The `ray` script sources the launch file: every word must come back exactly."""
+    import subprocess
+
+    from ray._beam import launchfile
+
+    words = ["/opt/my jdk/bin/java", "-XX:CompileCommand=quiet,beam.*::*", "it's", "$HOME `id`", "a\nb", ""]
+    path = tmp_path / ".beam-launch"
+    launchfile.write(str(path), words, [str(tmp_path)], ["/no/such/thing"])
+    out = subprocess.run(["bash", "-c", '. "$1"; printf "%s\\0" "${beam_command[@]}"; printf "%s" "$beam_environment"',
+                          "bash", str(path)], capture_output=True, text=True, check=True).stdout
+    *got, environment = out.split("\0")
+    assert got == words
+    assert environment == launchfile.environment()

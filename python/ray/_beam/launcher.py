@@ -1,4 +1,4 @@
-"""The ``ray`` command: find Java >= 21 and the beam jar, then run the Java CLI.
+"""The ``ray`` command's Python half: find Java >= 21 and the beam jar, then run the Java CLI.
 
 The daemon is Java; this module only locates a JVM and the jar and hands over ``argv``.
 ``main()`` execs the CLI (so signals and exit codes are the CLI's own), except for
@@ -6,8 +6,12 @@ The daemon is Java; this module only locates a JVM and the jar and hands over ``
 relays the daemon's report (notices, errors, banner: all the daemon's text; its exit status
 on failure), which saves starting a second JVM for the CLI (beam.cli.ReadyReport has the
 protocol). ``ray.init()`` starts its private cluster the same way (``start_detached``);
-``run_cli()`` runs the CLI as a child process and waits for it. The JVM gets the AOT cache beside the jar when it was made for this very
-JVM and jar (ray/_beam/aotcache.py).
+``run_cli()`` runs the CLI as a child process and waits for it. The JVM gets the AOT cache
+beside the jar when it was made for this very JVM and jar (ray/_beam/aotcache.py).
+
+The ``ray`` command itself is a bash script (python/bin/ray) that runs ``main()`` only when
+the launch file this module writes for it (``write_launch_file``) is missing or stale;
+otherwise it starts Java with that file's command line, doing what ``main()`` does.
 """
 
 from __future__ import annotations
@@ -320,9 +324,27 @@ def run_cli(argv: Sequence[str], timeout: float | None = 120, **kwargs) -> subpr
     return subprocess.run(command(argv), timeout=timeout, **kwargs)
 
 
+def write_launch_file(path: str) -> None:
+    """The launch file that lets the ``ray`` script (python/bin/ray) start Java without us
+    next time (ray/_beam/launchfile.py). Nothing when Java or the jar cannot be found: the
+    command that follows says why."""
+    from ray._beam import launchfile
+
+    try:
+        java, jar = find_java(), find_jar()
+    except LauncherError:
+        return
+    newer, absent = launchfile.dependencies(java, jar, bundled_runtimes(), JVM_DIR)
+    launchfile.write(path, [java, *jvm_flags(java, jar), "-cp", jar, MAIN_CLASS], newer, absent)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console entry point ``ray``: exec the Java CLI with our arguments."""
+    """Entry point of the ``ray`` command when its script cannot start Java by itself: exec
+    the Java CLI with our arguments (or, for ``ray start``, launch the daemon)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    launch_file = os.environ.pop("BEAM_LAUNCH_FILE", None)  # set by the script; not for the daemon
+    if launch_file:
+        write_launch_file(launch_file)
     if args[:1] == ["start"] and "--block" not in args:
         try:
             sys.exit(start_detached(args[1:]))
