@@ -382,7 +382,13 @@ def start_cycle(sysm, r):
 
 def measure_starts(make_systems, results, reps):
     """Start/idle/stop cycles, alternating between the systems (one at a time) so that background
-    load on a shared machine hits both alike."""
+    load on a shared machine hits both alike. Each system's `ray` runs once before: beam's first
+    command after an install or a new jar (the bench's own snapshot) resolves Java in Python and
+    writes the launch file that later ones start Java from (docs/DESIGN.md, "The `ray` command")."""
+    for _, make in make_systems:
+        sysm = make()
+        sysm.procs.run([sysm.ray, "--version"], sysm.env(), timeout=120, check=False)
+        sysm.cleanup()
     for i in range(reps):
         for name, make in make_systems:
             log(f"{name}: ray start --head, round {i + 1}/{reps}")
