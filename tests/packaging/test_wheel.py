@@ -157,6 +157,10 @@ def test_wheel_name_and_contents(wheel):
                 "ray/_beam/runtime/release"} <= names
         java_mode = z.getinfo("ray/_beam/runtime/bin/java").external_attr >> 16
         assert java_mode & 0o111, oct(java_mode)
+        # `ray` is the bash script; its Python fallback is pip's wrapper with beam's interpreter
+        assert z.read("ray-2.58.0.data/scripts/ray").startswith(b"#!/bin/bash\n")
+        entry_points = z.read("ray-2.58.0.dist-info/entry_points.txt").decode()
+        assert "beam-ray-launcher = ray._beam.launcher:main" in entry_points, entry_points
         meta = z.read("ray-2.58.0.dist-info/WHEEL").decode()
         assert "Root-Is-Purelib: false" in meta
         release = z.read("ray/_beam/runtime/release").decode()
@@ -190,6 +194,8 @@ def test_wheel_in_fresh_venv_without_java(venv, tmp_path, temp_dir):
         start_s = _cluster_round_trip(str(venv / "bin" / "ray"), str(venv / "bin" / "python"), env,
                                       tmp_path, temp_dir, runtime)
         print(f"wheel: ray start --head took {start_s:.2f} s")
+        launch = (venv / "bin" / ".beam-launch").read_text()  # the script's, from its first run
+        assert f"'{runtime / 'bin' / 'java'}'" in launch and "-XX:AOTCache=" in launch, launch
     finally:
         _kill_all(temp_dir, runtime)
 

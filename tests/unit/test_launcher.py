@@ -172,9 +172,33 @@ def test_launch_file_values_reach_bash_unchanged(tmp_path):
 
     words = ["/opt/my jdk/bin/java", "-XX:CompileCommand=quiet,beam.*::*", "it's", "$HOME `id`", "a\nb", ""]
     path = tmp_path / ".beam-launch"
-    launchfile.write(str(path), words, [str(tmp_path)], ["/no/such/thing"])
+    launchfile.Writer(str(path)).write(words, [str(tmp_path)], ["/no/such/thing"], [])
     out = subprocess.run(["bash", "-c", '. "$1"; printf "%s\\0" "${beam_command[@]}"; printf "%s" "$beam_environment"',
                           "bash", str(path)], capture_output=True, text=True, check=True).stdout
     *got, environment = out.split("\0")
     assert got == words
     assert environment == launchfile.environment()
+
+
+def test_launch_file_keeps_the_time_from_before_the_decision(tmp_path):
+    """A file changed while the launcher decided must count as newer than the launch file."""
+    import time
+
+    from ray._beam import launchfile
+
+    path = tmp_path / ".beam-launch"
+    writer = launchfile.Writer(str(path))
+    time.sleep(0.05)
+    changed = tmp_path / "jar"
+    changed.write_text("")  # while the launcher decides
+    writer.write(["java"], [str(changed)], [], [])
+    assert path.stat().st_mtime_ns < changed.stat().st_mtime_ns
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_launch_file_in_a_folder_that_cannot_be_written(tmp_path):
+    from ray._beam import launchfile
+
+    missing = tmp_path / "no-such-folder" / ".beam-launch"
+    launchfile.Writer(str(missing)).write(["java"], [], [], [])  # quietly nothing
+    assert not missing.parent.exists()

@@ -160,6 +160,11 @@ def _repo_jar() -> str:
     return os.path.join(root, "java", "target", "beam.jar")
 
 
+def _package_jars() -> list[str]:
+    """Where find_jar looks without BEAM_JAR, in order: the package's lib/, then the checkout's build."""
+    return [os.path.join(os.path.dirname(os.path.realpath(__file__)), "lib", "beam.jar"), _repo_jar()]
+
+
 def find_jar() -> str:
     """BEAM_JAR, else ray/_beam/lib/beam.jar in the package, else <repo>/java/target/beam.jar."""
     env = os.environ.get("BEAM_JAR")
@@ -167,7 +172,7 @@ def find_jar() -> str:
         if os.path.isfile(env):
             return env
         raise LauncherError(f"BEAM_JAR is set to {env!r}, but no such file exists.")
-    candidates = [os.path.join(os.path.dirname(os.path.realpath(__file__)), "lib", "beam.jar"), _repo_jar()]
+    candidates = _package_jars()
     for path in candidates:
         if os.path.isfile(path):
             return path
@@ -330,12 +335,28 @@ def write_launch_file(path: str) -> None:
     command that follows says why."""
     from ray._beam import launchfile
 
+    writer = launchfile.Writer(path)  # first: its time is "before we looked"
     try:
         java, jar = find_java(), find_jar()
     except LauncherError:
+        writer.discard()
         return
-    newer, absent = launchfile.dependencies(java, jar, bundled_runtimes(), JVM_DIR)
-    launchfile.write(path, [java, *jvm_flags(java, jar), "-cp", jar, MAIN_CLASS], newer, absent)
+    java_tried, source = [], None
+    for source, candidate in _java_candidates():
+        if candidate == java:
+            break
+        java_tried.append(candidate)
+    if source in ("PATH", "/usr/lib/jvm"):  # a java appearing in an earlier PATH folder would win
+        first = _which("java")
+        for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+            candidate = os.path.join(folder or ".", "java")
+            if candidate == first:
+                break
+            java_tried.append(candidate)
+    jars = _package_jars()
+    jar_tried = jars[:jars.index(jar)] if jar in jars else []
+    deps = launchfile.dependencies(java, jar, java_tried, jar_tried, JVM_DIR)
+    writer.write([java, *jvm_flags(java, jar), "-cp", jar, MAIN_CLASS], *deps)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
