@@ -107,19 +107,10 @@ def test_a_path_that_appears_or_a_file_that_goes_makes_the_launch_file_stale(scr
     assert "FROM-LAUNCH-FILE" not in run(script, ["--version"]).stdout
 
 
-def fake_jdk(home, version="25.0.1"):
-    (home / "bin").mkdir(parents=True)
-    java = home / "bin" / "java"
-    java.write_text('#!/bin/sh\necho "FAKE-JAVA $*"\n')
-    java.chmod(0o755)
-    (home / "release").write_text(f'JAVA_VERSION="{version}"\n')
-    return java
-
-
 def test_a_java_link_repointed_makes_the_launch_file_stale(script, tmp_path):
     """BEAM_JAVA names a link (as update-alternatives makes them): pointed at another Java,
-    the launch file no longer holds, though no file it names changed. Here the other Java is
-    too old, so the Python launcher passes over it to the next one."""
+    the launch file no longer holds, though no file it names changed. Here the link is left
+    dangling, so the Python launcher passes over it to the next Java."""
     real = launch_file(script).read_text().split("beam_command=('")[1].split("'")[0]
     link = tmp_path / "alternatives" / "java"
     link.parent.mkdir()
@@ -127,11 +118,10 @@ def test_a_java_link_repointed_makes_the_launch_file_stale(script, tmp_path):
     env = beam_env(BEAM_JAVA=str(link))
     assert "beam" in run(script, ["--version"], env=env).stdout  # the file, made for the link
     assert f"'{link}' '{real}'" in launch_file(script).read_text()
-    fake = fake_jdk(tmp_path / "jdk17", "17.0.9")
     link.unlink()
-    link.symlink_to(fake)
+    link.symlink_to(tmp_path / "uninstalled" / "java")
     done = run(script, ["--version"], env=env)
-    assert "FAKE-JAVA" not in done.stdout and "beam" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "beam" in done.stdout, done.stdout + done.stderr
 
 
 def test_the_script_runs_through_a_link_from_another_folder(script, tmp_path):
