@@ -79,7 +79,7 @@ def beam_env(temp_dir=None, **extra):
 
 
 def ray_cli(args, temp_dir=None, timeout=60, env=None, **extra_env):
-    """Run the `ray` console command of the venv; returns the CompletedProcess."""
+    """Run the venv's `ray` command (the bash script, python/bin/ray); returns the CompletedProcess."""
     return subprocess.run([RAY_BIN, *args], env=env or beam_env(temp_dir, **extra_env),
                           capture_output=True, text=True, timeout=timeout)
 

@@ -1,7 +1,8 @@
 """The `ray` CLI end to end: start / status / stop, flags, --block, GPU detection.
 
-Every test starts its own cluster through the venv's `ray` command (the launcher plus the
-Java CLI) on a private temp dir; drivers are subprocesses with RAY_TMPDIR set.
+Every test starts its own cluster through the venv's `ray` command (the bash script, which
+starts the Java CLI from its launch file or through the Python launcher; test_ray_script.py
+covers both paths) on a private temp dir; drivers are subprocesses with RAY_TMPDIR set.
 """
 
 import json
@@ -50,8 +51,9 @@ def test_start_returns_once_serving_and_prints_how_to_connect(clusters):
 
 
 def test_the_daemon_keeps_nothing_of_whoever_ran_ray_start(clusters):
-    """The launcher spawns the daemon itself (posix_spawn, not subprocess): the daemon must
-    still get what subprocess gave it. No descriptor of the caller: a shell's `$(ray start)`
+    """`ray start` spawns the daemon itself (the script from its launch file, or the Python
+    launcher with posix_spawn, not subprocess): the daemon must still get what subprocess
+    gave it. No descriptor of the caller: a shell's `$(ray start)`
     or a CI runner's log pipe would otherwise wait for EOF as long as the cluster runs. Its
     own session, and stdin /dev/null."""
     base = clusters.new_dir()
