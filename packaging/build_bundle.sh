@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the one-mount bundle dist/beam-bundle/:
-#   bin/ray      sh script: the bundled Java runtime runs the daemon CLI (no Python needed)
+#   bin/ray      bash script: the bundled Java runtime runs the daemon CLI (no Python needed)
 #   lib/beam.jar the daemon
+#   lib/ray-command  the wheel's `ray` script (python/bin/ray), whose functions bin/ray uses
 #   python/      the `ray` package and its ray-2.58.0.dist-info (for importlib.metadata)
 #   runtime/     the jlink Java runtime
 # Use it on any glibc x86_64 Linux, e.g. mounted into a container at /opt/beam:
@@ -46,6 +47,7 @@ for node in tree.body:
 [ -n "$FLAGS" ] || die "could not read JVM_FLAGS from ray/_beam/launcher.py"
 sed "s|-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto|$FLAGS|" "$ROOT/packaging/bundle-ray.sh" > "$OUT/bin/ray"
 chmod 755 "$OUT/bin/ray"
+cp "$ROOT/python/bin/ray" "$OUT/lib/ray-command"  # sourced by bin/ray for `ray start`'s spawn and relay
 cat > "$OUT/README.txt" <<EOF
 beam $(sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/python/pyproject.toml") one-mount bundle (Ray API 2.58.0), Java $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$RUNTIME/release") runtime ($RUNTIME_MODULES).
 Mount this folder anywhere (here /opt/beam) on a glibc x86_64 Linux whose Python (>= 3.10) has cloudpickle:

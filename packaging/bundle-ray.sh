@@ -1,13 +1,15 @@
-#!/bin/sh
+#!/bin/bash
 # beam's `ray` command in the one-mount bundle (packaging/build_bundle.sh): runs the daemon CLI
 # on the bundle's own Java runtime; needs no Python and no installed Java.
 # A Java >= 21 named by BEAM_JAVA or JAVA_HOME wins over the bundled runtime, as in
-# ray/_beam/launcher.py.
-set -e
+# ray/_beam/launcher.py. `ray start` spawns the daemon itself, as the wheel's `ray` does: this
+# script sets the java command line and runs the wheel's script's run_java (lib/ray-command,
+# a copy of python/bin/ray), so one JVM starts, not two.
 self=$(readlink -f "$0" 2>/dev/null || echo "$0")
 root=$(cd "$(dirname "$self")/.." && pwd)
 
 major() { # major Java version of the java binary $1 (0 if unknown)
+  local home v
   home=$(dirname "$(dirname "$(readlink -f "$1" 2>/dev/null || echo "$1")")")
   if [ -f "$home/release" ]; then
     v=$(sed -n 's/^JAVA_VERSION="\{0,1\}\([0-9]*\).*/\1/p' "$home/release")
@@ -24,9 +26,11 @@ done
 [ -n "$java" ] || java="$root/runtime/bin/java"
 [ -x "$java" ] || { echo "ray: no Java runtime at $java (the bundle is incomplete)" >&2; exit 1; }
 jar=${BEAM_JAR:-$root/lib/beam.jar}
-flags="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto"
+read -r -a flags <<< "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto"  # no globbing of '*'
 # The AOT cache was made for exactly the bundle's runtime and jar (ray/_beam/aotcache.py)
 if [ "$java" = "$root/runtime/bin/java" ] && [ "$jar" = "$root/lib/beam.jar" ] && [ -f "$root/lib/beam.aot" ]; then
-  flags="$(echo "$flags" | sed 's/ *-Xshare:auto//') -XX:AOTCache=$root/lib/beam.aot"
+  flags=("${flags[@]/-Xshare:auto/-XX:AOTCache=$root/lib/beam.aot}")
 fi
-exec "$java" $flags -cp "$jar" beam.cli.Main "$@"
+beam_command=("$java" "${flags[@]}" -cp "$jar" beam.cli.Main)
+. "$root/lib/ray-command" || exit 1
+run_java "$@"

@@ -260,9 +260,10 @@ def test_bundle_java_override(bundle, tmp_path):
     old = _fake_jdk(tmp_path / "jdk17", "17.0.9")
     ray_cmd = str(bundle / "bin" / "ray")
     base = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    out = _run([ray_cmd, "start"], {**base, "BEAM_JAVA": str(fake)}, tmp_path).stdout
-    assert out.startswith("FAKE-JAVA -XX:+UseSerialGC") and "beam.cli.Main start" in out, out
-    out = _run([ray_cmd, "start"], {**base, "JAVA_HOME": str(fake.parent.parent)}, tmp_path).stdout
+    # (`start --block` runs the CLI in the foreground: the fake prints its command line)
+    out = _run([ray_cmd, "start", "--block"], {**base, "BEAM_JAVA": str(fake)}, tmp_path).stdout
+    assert out.startswith("FAKE-JAVA -XX:+UseSerialGC") and "beam.cli.Main start --block" in out, out
+    out = _run([ray_cmd, "start", "--block"], {**base, "JAVA_HOME": str(fake.parent.parent)}, tmp_path).stdout
     assert out.startswith("FAKE-JAVA"), out
     out = _run([ray_cmd, "--version"], {**base, "JAVA_HOME": str(old.parent.parent)}, tmp_path).stdout
     assert "FAKE-JAVA" not in out and "beam" in out, out
