@@ -11,13 +11,10 @@ public final class Main implements Runnable {
         System.setProperty("java.util.logging.manager", DaemonLogging.KeepHandlersAtExit.class.getName());
         boolean start = args.length > 0 && args[0].equals("start");
         // a daemon launched by `ray start` reports to its launcher (before picocli takes System.err)
-        boolean report = start && java.util.List.of(args).contains("--notify-ready");
-        if (report) ReadyReport.begin();
+        if (start && java.util.List.of(args).contains("--notify-ready")) ReadyReport.begin();
         // `ray start` (every daemon's start-up) is parsed by its command alone, which reads no annotations
-        int status = start ? startCommandLine().execute(java.util.Arrays.copyOfRange(args, 1, args.length))
-                : commandLine().execute(args);
-        if (report) ReadyReport.exiting(status);
-        System.exit(status);
+        System.exit(start ? startCommandLine().execute(java.util.Arrays.copyOfRange(args, 1, args.length))
+                : commandLine().execute(args));
     }
 
     /** The parser of {@code ray ARGS}, with every subcommand. */

@@ -17,9 +17,7 @@ import java.nio.file.Path;
  * (its stdout) or {@code "ERR "} (its stderr): notices, errors, the banner. The report ends
  * with the line {@code BEAM-READY}, after which the pipe is closed and stdout goes to the
  * session's {@code beamd.out}, stderr to the daemon's own stderr (a log file). A daemon that
- * exits before {@code BEAM-READY} failed; its exit status is the status of {@code ray start},
- * and its last line on the pipe says it: {@code BEAM-EXIT status} (for the {@code ray}
- * shell script, which cannot wait for the daemon; a JVM that dies without a word leaves only EOF).
+ * exits before {@code BEAM-READY} failed; its exit status is the status of {@code ray start}.
  * The launcher prints each tagged line on its own stdout or stderr, untagged; the text is all
  * the daemon's.
  */
@@ -27,7 +25,6 @@ final class ReadyReport {
     static final String OUT = "OUT ";
     static final String ERR = "ERR ";
     static final String READY = "BEAM-READY";
-    static final String EXIT = "BEAM-EXIT ";
 
     private static PrintStream pipe;
 
@@ -50,15 +47,6 @@ final class ReadyReport {
         pipe = null;
         System.setOut(new PrintStream(new FileOutputStream(out.toFile()), true, StandardCharsets.UTF_8));
         System.setErr(new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8));
-    }
-
-    /** Sends {@code BEAM-EXIT status} when the daemon exits before it was ready (no-op after). */
-    static synchronized void exiting(int status) {
-        if (pipe == null) return;
-        System.out.flush();
-        System.err.flush();
-        pipe.println(EXIT + status);
-        pipe.flush();
     }
 
     /** A line-buffered stream that writes each complete line to the pipe with a tag. */
