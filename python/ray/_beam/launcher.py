@@ -138,15 +138,22 @@ def _which(name: str) -> str | None:
 def find_java() -> str:
     """The first Java >= 21 in the order BEAM_JAVA, JAVA_HOME, the bundled runtime, PATH,
     /usr/lib/jvm/*."""
-    tried = []
+    return _choose_java()[0]
+
+
+def _choose_java() -> tuple[str, str, list[str]]:
+    """(the first Java >= 21, where it came from, the candidates passed over before it)."""
+    tried, passed = [], []
     for source, path in _java_candidates():
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             tried.append(f"{path} ({source}: not an executable)")
+            passed.append(path)
             continue
         major = java_major(path)
         if major is not None and major >= MIN_JAVA:
-            return path
+            return path, source, passed
         tried.append(f"{path} ({source}: version {major if major else 'unknown'})")
+        passed.append(path)
     detail = "; ".join(tried) if tried else "no java found at all"
     raise LauncherError(
         f"beam needs Java {MIN_JAVA} or newer. Looked at BEAM_JAVA, JAVA_HOME/bin/java, "
@@ -337,16 +344,13 @@ def write_launch_file(path: str) -> None:
 
     writer = launchfile.Writer(path)  # first: its time is "before we looked"
     try:
-        java, jar = find_java(), find_jar()
+        (java, source, java_tried), jar = _choose_java(), find_jar()
     except LauncherError:
         writer.discard()
         return
-    java_tried, source = [], None
-    for source, candidate in _java_candidates():
-        if candidate == java:
-            break
-        java_tried.append(candidate)
-    if source in ("PATH", "/usr/lib/jvm"):  # a java appearing in an earlier PATH folder would win
+    if source in ("PATH", "/usr/lib/jvm"):  # a bundled runtime or a java in an earlier PATH folder would win
+        java_tried += [os.path.join(r, "bin", "java") for r in bundled_runtimes()
+                       if not os.path.exists(os.path.join(r, "bin", "java"))]
         first = _which("java")
         for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
             candidate = os.path.join(folder or ".", "java")
