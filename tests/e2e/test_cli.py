@@ -12,6 +12,8 @@ import select
 import signal
 import subprocess
 
+import pytest
+
 from conftest import (RAY_BIN, assert_no_processes, beam_env, cluster_processes, finish,
                       node_json, pid_alive, ray_cli, read_line_with, run_driver,
                       spawn_driver)
@@ -185,6 +187,56 @@ def test_stop_leaves_no_process(clusters):
             assert "Exception" not in f.read()
     finally:
         finish(driver)
+
+
+# Runs in a PID namespace of its own (`unshare --pid --mount-proc`), so that `ray stop`
+# without a folder, which stops every beam daemon of this user on the machine, sees only
+# the daemon this script starts; when the script ends the kernel ends what it left.
+STOP_ELSEWHERE = r"""
+set -u
+ray start --head --port 0 --num-cpus 1 --num-gpus 0 --temp-dir "$BASE" >/dev/null || exit 9
+pid=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['pid'])" "$BASE/session_latest/node.json")
+echo "DAEMON $pid"
+echo "== status"; ray status; echo "rc=$?"
+echo "== stop other"; RAY_TMPDIR="$BASE-other" ray stop; echo "rc=$?"
+kill -0 "$pid" && echo "ALIVE"
+echo "== stop"; ray stop; echo "rc=$?"
+sleep 0.2; kill -0 "$pid" 2>/dev/null || echo "GONE"
+"""
+
+
+def test_stop_without_a_folder_stops_a_daemon_started_with_one(clusters):
+    """`ray start --temp-dir X` then plain `ray stop`: stopped, as with Ray; `ray status`
+    and a `ray stop` pointed at another folder name the daemon and the flag that reaches it."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root for a PID namespace (unshare)")
+    base = clusters.new_dir()
+    env = beam_env(BASE=base)
+    env.pop("RAY_TMPDIR", None)
+    done = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "bash", "-c", STOP_ELSEWHERE],
+                          env=env, capture_output=True, text=True, timeout=120)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    pid = re.search(r"^DAEMON (\d+)$", done.stdout, re.M).group(1)
+    hint = f"pid {pid}: `ray status --temp-dir {base}`"
+    assert hint in done.stderr and "no beam daemon keeps its sessions in /tmp/ray" in done.stderr, out
+    assert f"pid {pid}: `ray stop --temp-dir {base}`" in done.stderr, out
+    status, other, stop = done.stdout.split("== ")[1:]
+    assert "rc=1" in status, out
+    assert "Did not find any active beam processes." in other and "rc=0" in other and "ALIVE" in other, out
+    assert re.search(r"Stopped all \d+ beam processes\.", stop) and "rc=0" in stop and "GONE" in stop, out
+
+
+def test_a_temp_dir_too_long_for_the_socket_is_named_with_the_limit(tmp_path):
+    """The JDK's own error names neither the path nor the limit; beam's names both, and
+    what length of --temp-dir would do."""
+    base = str(tmp_path / ("t" * 60))
+    done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base])
+    assert done.returncode != 0
+    assert f"the temp dir {base} is too long for the daemon's unix socket" in done.stderr, done.stderr
+    assert "at most 106 can be bound" in done.stderr and "Pick a --temp-dir" in done.stderr, done.stderr
+    made = os.listdir(base) if os.path.isdir(base) else []
+    assert not [n for n in made if n.startswith("session")], f"a session folder was made anyway: {made}"
 
 
 def test_block_stays_in_foreground_until_sigterm(clusters):

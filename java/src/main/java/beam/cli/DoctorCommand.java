@@ -24,9 +24,12 @@ public final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode running = SessionDir.findRunning(Paths.tempDir(tempDir));
+        java.nio.file.Path temp = Paths.tempDir(tempDir);
+        ObjectNode running = SessionDir.findRunning(temp);
         if (running == null) {
-            System.err.println("beam: no beam cluster is running on this machine. Start one with `ray start --head`.");
+            String hint = LocalDaemons.elsewhereHint(temp, "doctor");
+            System.err.println(!hint.isEmpty() ? hint
+                    : "beam: no beam cluster is running on this machine. Start one with `ray start --head`.");
             return 1;
         }
         ObjectNode report;

@@ -32,7 +32,7 @@ public final class ListCommand implements Callable<Integer> {
             System.err.println("beam: unknown resource '" + what + "'; say nodes, actors or placement-groups.");
             return 2;
         }
-        ObjectNode status = LocalStatus.fetch(tempDir);
+        ObjectNode status = LocalStatus.fetch(tempDir, "list " + what);
         if (status == null) return 1;
         ArrayNode rows = switch (what) {
             case "nodes" -> nodes(status);

@@ -12,11 +12,13 @@ final class LocalStatus {
     }
 
     /** The status reply, or null after printing why there is none. */
-    static ObjectNode fetch(String tempDir) throws IOException {
-        ObjectNode running = SessionDir.findRunning(Paths.tempDir(tempDir));
+    static ObjectNode fetch(String tempDir, String command) throws IOException {
+        Path temp = Paths.tempDir(tempDir);
+        ObjectNode running = SessionDir.findRunning(temp);
         if (running == null) {
-            System.err.println("beam: no beam cluster is running on this machine (looked in "
-                    + Paths.tempDir(tempDir) + "/session_latest). Start one with `ray start --head`.");
+            String hint = LocalDaemons.elsewhereHint(temp, command);
+            System.err.println(!hint.isEmpty() ? hint : "beam: no beam cluster is running on this machine (looked in "
+                    + temp + "/session_latest). Start one with `ray start --head`.");
             return null;
         }
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {

@@ -24,7 +24,7 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode status = LocalStatus.fetch(tempDir);
+        ObjectNode status = LocalStatus.fetch(tempDir, "status");
         if (status == null) return 1;
         if (json) {
             System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));

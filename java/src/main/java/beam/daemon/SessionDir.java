@@ -32,9 +32,16 @@ public final class SessionDir {
         this.dir = dir;
     }
 
+    /**
+     * The longest unix socket path the JDK binds on Linux (sun_path holds 108 bytes; the JDK
+     * refuses 107 and more with "Unix domain path too long", naming neither path nor limit).
+     */
+    static final int MAX_SOCKET_PATH_BYTES = 106;
+
     public static SessionDir create(Path tempDir) throws IOException {
-        Files.createDirectories(tempDir);
         Path dir = tempDir.resolve("session_" + LocalDateTime.now().format(STAMP) + "_" + ProcessHandle.current().pid());
+        checkSocketPath(tempDir, dir);
+        Files.createDirectories(tempDir);
         Files.createDirectories(dir.resolve("logs"));
         Path sockets = Files.createDirectories(dir.resolve("sockets"));
         Files.setPosixFilePermissions(sockets, PosixFilePermissions.fromString("rwx------"));
@@ -44,6 +51,18 @@ public final class SessionDir {
         Files.createSymbolicLink(tmpLink, dir.getFileName());
         Files.move(tmpLink, latest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return new SessionDir(tempDir, dir);
+    }
+
+    /** Fails before anything is created when the daemon's socket under {@code dir} could not be bound. */
+    private static void checkSocketPath(Path tempDir, Path dir) {
+        String socket = dir.resolve("sockets").resolve("beamd.sock").toString();
+        int bytes = socket.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes <= MAX_SOCKET_PATH_BYTES) return;
+        int tempBytes = tempDir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        throw new IllegalArgumentException("the temp dir " + tempDir + " is too long for the daemon's unix socket: "
+                + socket + " would be " + bytes + " bytes, and at most " + MAX_SOCKET_PATH_BYTES + " can be bound"
+                + ". Pick a --temp-dir (or RAY_TMPDIR) of at most " + (tempBytes - (bytes - MAX_SOCKET_PATH_BYTES))
+                + " bytes, such as /tmp/ray.");
     }
 
     public Path dir() {

@@ -1,0 +1,85 @@
+package beam.cli;
+
+import beam.daemon.SessionDir;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The beam daemons of this user on this machine, found by their command lines in /proc
+ * rather than through a temp dir: {@code ray stop} without a folder stops them all (as Ray's
+ * does), and a command pointed at a folder that holds no running daemon names the others.
+ */
+final class LocalDaemons {
+    private LocalDaemons() {
+    }
+
+    /** Every running beam daemon of this user, other than this process. */
+    static List<ProcessHandle> all() {
+        String me = ProcessHandle.current().info().user().orElse(null);
+        long self = ProcessHandle.current().pid();
+        return ProcessHandle.allProcesses()
+                .filter(h -> h.pid() != self && isDaemon(h))
+                .filter(h -> me == null || me.equals(h.info().user().orElse(me)))
+                .filter(h -> SessionDir.isRunning(h.pid()))
+                .toList();
+    }
+
+    /** A JVM running beam's CLI as a daemon: {@code beam.cli.Main start ... --block}. */
+    static boolean isDaemon(ProcessHandle h) {
+        return h.info().arguments().map(List::of).map(args -> {
+            int main = args.indexOf(Main.class.getName());
+            return main >= 0 && args.size() > main + 1 && args.get(main + 1).equals("start") && args.contains("--block");
+        }).orElse(false);
+    }
+
+    /**
+     * For a command that found no daemon in {@code temp}: lines naming the daemons that run
+     * elsewhere and the flag that reaches each, or an empty string when there are none.
+     */
+    static String elsewhereHint(Path temp, String command) {
+        List<ProcessHandle> others = all();
+        if (others.isEmpty()) return "";
+        StringBuilder out = new StringBuilder("beam: no beam daemon keeps its sessions in " + temp + ", but "
+                + (others.size() == 1 ? "one runs" : others.size() + " run") + " on this machine with another temp dir:");
+        for (ProcessHandle h : others) {
+            out.append("\n  pid ").append(h.pid()).append(": `ray ").append(command).append(" --temp-dir ")
+                    .append(tempDirOf(h)).append('`');
+        }
+        return out.toString();
+    }
+
+    /** The temp dir a running daemon was started with: its --temp-dir, else its RAY_TMPDIR, else the default. */
+    static String tempDirOf(ProcessHandle h) {
+        List<String> args = h.info().arguments().map(List::of).orElse(List.of());
+        for (int i = 0; i < args.size(); i++) {
+            String dir = null;
+            if (args.get(i).equals("--temp-dir") && i + 1 < args.size()) dir = args.get(i + 1);
+            else if (args.get(i).startsWith("--temp-dir=")) dir = args.get(i).substring("--temp-dir=".length());
+            if (dir != null && !dir.isBlank()) return againstCwd(h, dir);
+        }
+        try {
+            byte[] environ = Files.readAllBytes(Path.of("/proc", String.valueOf(h.pid()), "environ"));
+            for (String entry : new String(environ, StandardCharsets.UTF_8).split("\0")) {
+                if (entry.startsWith("RAY_TMPDIR=") && !entry.substring(11).isBlank()) {
+                    return againstCwd(h, entry.substring(11));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not readable: the default is the best guess
+        }
+        return Paths.DEFAULT.toString();
+    }
+
+    /** {@code dir} as the daemon {@code h} reads it: a relative path is relative to its working directory. */
+    private static String againstCwd(ProcessHandle h, String dir) {
+        if (Path.of(dir).isAbsolute()) return dir;
+        try {
+            return Path.of("/proc", String.valueOf(h.pid()), "cwd").toRealPath().resolve(dir).normalize().toString();
+        } catch (IOException | RuntimeException e) {
+            return dir;
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package beam.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SessionDirTest {
+    @TempDir
+    Path root;
+
+    /** A temp dir whose socket path would be {@code socketBytes} long. */
+    private Path tempDirGiving(int socketBytes) {
+        int rest = ("/session_" + "2026-11-30_01-03-19_122322" + "_" + ProcessHandle.current().pid()
+                + "/sockets/beamd.sock").length();
+        int pad = socketBytes - rest - root.toString().length() - 1;
+        return root.resolve("t".repeat(pad));
+    }
+
+    @Test
+    void aTempDirTooLongForTheSocketIsRefusedBeforeAnythingIsCreated() {
+        Path temp = tempDirGiving(SessionDir.MAX_SOCKET_PATH_BYTES + 1);
+        assertThatThrownBy(() -> SessionDir.create(temp))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the temp dir " + temp + " is too long")
+                .hasMessageContaining("would be " + (SessionDir.MAX_SOCKET_PATH_BYTES + 1) + " bytes")
+                .hasMessageContaining("at most " + (temp.toString().length() - 1) + " bytes");
+        assertThat(Files.exists(temp)).isFalse();
+    }
+
+    @Test
+    void theLongestTempDirAllowedGivesASocketThatBinds() throws Exception {
+        Path temp = tempDirGiving(SessionDir.MAX_SOCKET_PATH_BYTES);
+        SessionDir session = SessionDir.create(temp);
+        assertThat(session.socketPath().toString()).hasSize(SessionDir.MAX_SOCKET_PATH_BYTES);
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(session.socketPath()));
+        }
+    }
+}
