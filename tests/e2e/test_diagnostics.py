@@ -160,3 +160,56 @@ def test_list_and_status_show_who_holds_which_gpu(hosts):
     assert holder and holder[0]["pid"] == got["pid"] and len(holder[0]["gpu_ids"]) == 1
     assert f"Holder pid={got['pid']}" in got["status"]
     assert got["nodes"][0]["state"] == "ALIVE" and got["nodes"][0]["is_head_node"] is True
+
+
+QUIET_S = 35
+
+
+def test_quiet_actors_hold_up_no_request(hosts, tmp_path):
+    """A quiet actor on each node, whose two log pumps block reading its pipes, for longer
+    than the JDK keeps idle carrier threads of virtual threads (30 s): `ray doctor`
+    (reachability probes on virtual threads on both nodes), ray.nodes() and `ray status`
+    (requests the head serves off its reader loop) still answer at once. With the pumps on
+    virtual threads, they held every carrier left, and all of these hung."""
+    address, token = start_head(hosts[0])
+    join(hosts[1], address, token, "127.0.0.2")
+    go = tmp_path / "go"
+    driver = spawn_driver(hosts[0], """
+        import os, threading, time, ray
+        ray.init()
+        @ray.remote(num_cpus=0)
+        class Quiet:
+            def ping(self):
+                return "pong"
+        actors = [Quiet.options(resources={f"node:{ip}": 0.001}).remote()
+                  for ip in ("127.0.0.1", "127.0.0.2")]
+        assert ray.get([a.ping.remote() for a in actors], timeout=120) == ["pong"] * len(actors)
+        print("QUIET", flush=True)
+        while not os.path.exists(os.environ["GO_FILE"]):
+            time.sleep(0.1)
+        for _ in range(3):
+            got = []
+            t = threading.Thread(target=lambda: got.append(len(ray.nodes())), daemon=True)
+            t0 = time.monotonic()
+            t.start()
+            t.join(10)
+            print("NODES", got, round(time.monotonic() - t0, 2), flush=True)
+            time.sleep(0.5)
+        print("CHECKED", flush=True)
+        time.sleep(120)
+    """, GO_FILE=str(go))
+    try:
+        read_line_with(driver, "QUIET", timeout=120)
+        time.sleep(QUIET_S)  # the carriers the JDK added while the pumps blocked retire
+        doctor = ray_cli(["doctor", "--temp-dir", hosts[0]], timeout=60)
+        assert "did not answer the reachability probe" not in doctor.stdout, doctor.stdout
+        assert "127.0.0.1 -> 127.0.0.2" in doctor.stdout and "127.0.0.2 -> 127.0.0.1" in doctor.stdout, doctor.stdout
+        go.touch()
+        lines = [x for x in read_line_with(driver, "CHECKED", timeout=60) if x.startswith("NODES")]
+        assert len(lines) == 3, lines
+        for line in lines:
+            assert line.startswith("NODES [2]"), f"ray.nodes() did not answer within 10 s: {line}"
+        status = ray_cli(["status", "--temp-dir", hosts[0]], timeout=30)
+        assert status.returncode == 0 and "127.0.0.2" in status.stdout, status.stderr
+    finally:
+        finish(driver)

@@ -20,18 +20,24 @@ import java.util.concurrent.TimeUnit;
 /**
  * Copies one output stream of an actor process, line by line, to its log file and (as
  * {@code log} frames, a batch of the lines available at once) to the actor's owner, and
- * remembers the last lines for the death message. One virtual thread per stream.
+ * remembers the last lines for the death message. One platform thread per stream: a read
+ * from a pipe blocks in the kernel, and on a virtual thread it would hold one of the
+ * scheduler's carrier threads (as many as cores) for as long as the actor is quiet, so that
+ * with as many streams as cores every other virtual thread of the daemon (a node declared
+ * lost, a slow request) would wait for an actor to print something.
  */
 final class LogPump {
     static final int TAIL_LINES = 20;
     private static final int MAX_BATCH = 200;
+    /** A pump's stack: a read loop a few frames deep (the JVM's default would reserve 1 MiB of address space each). */
+    static final long STACK_BYTES = 256 * 1024;
 
     private final ArrayDeque<String> tail = new ArrayDeque<>();
     private final CountDownLatch drained = new CountDownLatch(1);
 
     static LogPump start(InputStream in, Path file, String stream, SpawnSpec actor, long pid, ActorEvents events) {
         LogPump pump = new LogPump();
-        Thread.ofVirtual().name("log " + stream + " " + actor.actorId())
+        Thread.ofPlatform().daemon().stackSize(STACK_BYTES).name("log " + stream + " " + actor.actorId())
                 .start(() -> pump.run(in, file, stream, actor, pid, events));
         return pump;
     }

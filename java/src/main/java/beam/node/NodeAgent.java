@@ -16,8 +16,8 @@ import java.util.logging.Logger;
  * stderr into log files and to the actor's owner, reports its exit, and kills it on demand.
  *
  * <p>Threads: {@link #startActor} returns at once; launches run in order on one platform
- * thread; the two log pumps per worker run on virtual threads and exits are reported by the
- * JDK's process reaper. {@code running} is a concurrent map.
+ * thread; the two log pumps per worker run on platform threads ({@link LogPump} says why) and
+ * exits are reported by the JDK's process reaper. {@code running} is a concurrent map.
  */
 public final class NodeAgent {
     private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
