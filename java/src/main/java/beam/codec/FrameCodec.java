@@ -104,21 +104,53 @@ public final class FrameCodec {
         DataInputStream data = in instanceof DataInputStream d ? d : new DataInputStream(in);
         int first = data.read();
         if (first < 0) return null;
-        byte[] wire = new byte[4];
-        wire[0] = (byte) first;
-        readFully(data, wire, 1, 3, "frame length");
-        long headerLen = ((long) first << 24) | ((wire[1] & 0xffL) << 16) | ((wire[2] & 0xffL) << 8) | (wire[3] & 0xffL);
+        byte[] prefix = new byte[4];
+        prefix[0] = (byte) first;
+        readFully(data, prefix, 1, 3, "frame length");
+        int headerLen = headerLength(prefix);
+        // The length prefix and the header in one array: a relayable frame goes out as it came.
+        byte[] wire = Arrays.copyOf(prefix, 4 + headerLen);
+        readFully(data, wire, 4, headerLen, "frame header");
+        Head head = head(wire);
+        return head.frame(readPayload(data, head.plen()));
+    }
+
+    /**
+     * The header length a frame's 4-byte prefix announces, checked against the limits.
+     *
+     * @throws FrameException for 0 or more than {@code max_header_bytes}
+     */
+    public int headerLength(byte[] prefix) throws FrameException {
+        long headerLen = ((prefix[0] & 0xffL) << 24) | ((prefix[1] & 0xffL) << 16) | ((prefix[2] & 0xffL) << 8)
+                | (prefix[3] & 0xffL);
         if (headerLen == 0) throw new FrameException("frame header length is 0");
         if (headerLen > limits.maxHeaderBytes()) {
             throw new FrameException("frame header of " + headerLen + " bytes exceeds the limit of "
                     + limits.maxHeaderBytes() + " bytes (max_header_bytes)");
         }
-        // The length prefix and the header in one array: a relayable frame goes out as it came.
-        wire = Arrays.copyOf(wire, 4 + (int) headerLen);
-        readFully(data, wire, 4, (int) headerLen, "frame header");
-        RelayHeader relay = RelayHeader.scan(wire, 4, (int) headerLen);
+        return (int) headerLen;
+    }
+
+    /**
+     * What a frame's header says, before its payload is read: the relay fields of a call or
+     * result (whose bytes go out as they came) or the parsed header, and the payload length.
+     */
+    public record Head(byte[] wire, RelayHeader relay, long cid, ObjectNode header, long plen) {
+        /** The frame, once its {@link #plen()} payload bytes are in. */
+        public Frame frame(byte[] payload) {
+            return relay != null ? Frame.relayable(wire, relay, payload, cid) : new Frame(header, payload);
+        }
+    }
+
+    /**
+     * Decodes the prefix and header in {@code wire} (4 + header length bytes) and checks the
+     * payload length against the limits.
+     */
+    public Head head(byte[] wire) throws FrameException {
+        int headerLen = wire.length - 4;
+        RelayHeader relay = RelayHeader.scan(wire, 4, headerLen);
         long cid = -1;
-        if (relay == null && (cid = RelayHeader.leadingCid(wire, 4, (int) headerLen)) >= 0) {
+        if (relay == null && (cid = RelayHeader.leadingCid(wire, 4, headerLen)) >= 0) {
             // a plain call or result tagged on a node link: cut the tag, keep the fast path
             byte[] untagged = RelayHeader.withoutLeadingCid(wire);
             relay = RelayHeader.scan(untagged, 4, untagged.length - 4);
@@ -126,10 +158,10 @@ public final class FrameCodec {
         }
         if (relay != null) {
             checkPayloadLimit(relay.plen());
-            return Frame.relayable(wire, relay, readPayload(data, relay.plen()), cid);
+            return new Head(wire, relay, cid, null, relay.plen());
         }
-        ObjectNode header = parseHeader(wire, 4, (int) headerLen);
-        return new Frame(header, readPayload(data, payloadLength(header)));
+        ObjectNode header = parseHeader(wire, 4, headerLen);
+        return new Head(wire, null, -1, header, payloadLength(header));
     }
 
     private static byte[] readPayload(DataInputStream data, long plen) throws IOException, FrameException {

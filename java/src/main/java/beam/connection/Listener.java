@@ -10,14 +10,17 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Accepts connections on one unix or TCP address. One platform thread accepts; each
- * connection is handed to {@code handler} on its own thread ({@link #threads(boolean)}). A permit of
- * {@code maxConnections} is taken before accept and released when the connection closes,
- * so a flood of connections waits in the kernel's backlog instead of exhausting fds.
+ * Accepts connections on one unix or TCP address. One platform thread accepts. A TCP
+ * connection is handed to {@code handler} on its own thread ({@link #threads(boolean)}); a
+ * unix one (a local driver or actor worker) is read by the listener's one {@link ReaderLoop},
+ * which feeds the handler {@code clients} makes for it. A permit of {@code maxConnections}
+ * is taken before accept and released when the connection closes, so a flood of
+ * connections waits in the kernel's backlog instead of exhausting fds.
  */
 public final class Listener implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Listener.class.getName());
@@ -34,6 +37,9 @@ public final class Listener implements AutoCloseable {
     private final java.net.ServerSocket tlsServer;
     private final FrameCodec codec;
     private final Consumer<Connection> handler;
+    /** Unix listeners: the handler for each client's frames, and the thread that reads them all. */
+    private final Function<Connection, ReaderLoop.Handler> clients;
+    private final ReaderLoop loop;
     private final Semaphore permits;
     private final String name;
     private final Thread acceptThread;
@@ -41,27 +47,39 @@ public final class Listener implements AutoCloseable {
     private long backoffMillis;
 
     private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections,
-                     Consumer<Connection> handler, String name) {
-        this(server, codec, maxConnections, handler, name, null);
+                     Consumer<Connection> handler, String name) throws IOException {
+        this(server, codec, maxConnections, handler, null, name, null);
     }
 
-    private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections,
-                     Consumer<Connection> handler, String name, java.net.ServerSocket tlsServer) {
+    private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections, Consumer<Connection> handler,
+                     Function<Connection, ReaderLoop.Handler> clients, String name, java.net.ServerSocket tlsServer)
+            throws IOException {
         this.server = server;
         this.tlsServer = tlsServer;
         this.codec = codec;
         this.handler = handler;
+        this.clients = clients;
+        this.loop = clients == null ? null : new ReaderLoop("reader " + name);
         this.permits = new Semaphore(maxConnections);
         this.name = name;
         Runnable loop = tlsServer == null ? this::acceptLoop : this::acceptTlsLoop;
         this.acceptThread = Thread.ofPlatform().daemon().name("accept " + name).unstarted(() -> guarded(loop));
     }
 
+    /**
+     * Local clients on the unix socket at {@code path}: {@code clients} makes each one's frame
+     * handler, which runs on the listener's {@link ReaderLoop} and must not block.
+     */
     public static Listener unix(java.nio.file.Path path, FrameCodec codec, int maxConnections,
-                                Consumer<Connection> handler) throws IOException {
+                                Function<Connection, ReaderLoop.Handler> clients) throws IOException {
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(path), 512);
-        return new Listener(server, codec, maxConnections, handler, "unix:" + path);
+        try {
+            server.bind(UnixDomainSocketAddress.of(path), 512);
+            return new Listener(server, codec, maxConnections, null, clients, "unix:" + path, null);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
     }
 
     public static Listener tcp(SocketAddress address, FrameCodec codec, int maxConnections,
@@ -80,7 +98,7 @@ public final class Listener implements AutoCloseable {
         javax.net.ssl.SSLServerSocket server = (javax.net.ssl.SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
         server.setNeedClientAuth(true);
         server.bind(address, 512);
-        return new Listener(null, codec, maxConnections, handler, "tls:" + address, server);
+        return new Listener(null, codec, maxConnections, handler, null, "tls:" + address, server);
     }
 
     public Listener start() {
@@ -149,19 +167,31 @@ public final class Listener implements AutoCloseable {
                     channel = server.accept();
                     boolean unix = name.startsWith("unix");
                     String peer = unix ? "unix-client" : String.valueOf(channel.getRemoteAddress());
-                    if (!unix) channel.socket().setTcpNoDelay(true);
-                    boolean direct = unix || directTcp.tryAcquire();
-                    Thread.Builder threads = threads(direct);
-                    Connection connection;
-                    try {
-                        connection = new Connection(direct ? Transport.nonBlocking(channel) : Transport.of(channel),
-                                codec, peer, threads);
-                    } catch (IOException | RuntimeException e) {
-                        if (direct && !unix) directTcp.release();
-                        throw e;
+                    if (loop != null) {
+                        Connection connection = new Connection(Transport.nonBlocking(channel), codec, peer, threads(true));
+                        handedOver = true; // from here on, the connection's close releases the permit
+                        connection.onClose(permits::release);
+                        try {
+                            loop.register(connection, channel, codec, clients.apply(connection));
+                        } catch (RuntimeException e) {
+                            connection.close();
+                            throw e;
+                        }
+                    } else {
+                        if (!unix) channel.socket().setTcpNoDelay(true);
+                        boolean direct = unix || directTcp.tryAcquire();
+                        Thread.Builder threads = threads(direct);
+                        Connection connection;
+                        try {
+                            connection = new Connection(direct ? Transport.nonBlocking(channel) : Transport.of(channel),
+                                    codec, peer, threads);
+                        } catch (IOException | RuntimeException e) {
+                            if (direct && !unix) directTcp.release();
+                            throw e;
+                        }
+                        if (direct && !unix) connection.onClose(directTcp::release);
+                        threads.name("conn " + peer).start(() -> serve(connection));
                     }
-                    if (direct && !unix) connection.onClose(directTcp::release);
-                    threads.name("conn " + peer).start(() -> serve(connection));
                     handedOver = true;
                 } finally {
                     if (!handedOver) {
@@ -222,10 +252,11 @@ public final class Listener implements AutoCloseable {
     }
 
     /**
-     * Threads for one connection's reader and writer. Latency-bound connections (the unix
-     * socket's local clients, and up to {@link #DIRECT_TCP_CONNECTIONS} node links at a time) get
-     * platform threads that wait in their own selector, without the virtual-thread poller's
-     * extra hop, over a non-blocking channel that senders write to directly (Connection): a
+     * Threads for one connection's reader and writer (a unix client's writer only: the
+     * {@link ReaderLoop} reads it). Latency-bound connections (the unix socket's local
+     * clients, and up to {@link #DIRECT_TCP_CONNECTIONS} node links at a time) get platform
+     * threads that wait in their own selector, without the virtual-thread poller's extra hop,
+     * over a non-blocking channel that senders write to directly (Connection): a
      * call to an actor on a joined node then wakes no writer thread on the head. A head with
      * more links than that (the scale benchmark's thousand simulated nodes) serves the rest on
      * virtual threads, blocking channels and queued writes, which cost a few kilobytes each.
@@ -255,5 +286,6 @@ public final class Listener implements AutoCloseable {
             // closing anyway
         }
         acceptThread.interrupt();
+        if (loop != null) loop.close();
     }
 }

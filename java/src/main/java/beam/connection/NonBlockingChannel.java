@@ -12,13 +12,14 @@ import java.nio.channels.SocketChannel;
  * A {@link Transport} over a socket channel in non-blocking mode, so that any thread can
  * offer bytes with {@link #writeNow} without ever waiting for the peer. The two blocking
  * operations wait on a selector of their own: {@link #read} (the connection's reader) for
- * readability, {@link #write} (the connection's writer thread) for writability. The write
- * selector is opened on first need, since most connections never fill their socket buffer.
+ * readability, {@link #write} (the connection's writer thread) for writability. Both
+ * selectors are opened on first need: most connections never fill their socket buffer, and
+ * the local clients' channels are read by the daemon's {@link ReaderLoop} instead.
  * {@link #close} closes the channel and both selectors, which wakes either waiter.
  */
 final class NonBlockingChannel implements Transport {
     private final SocketChannel channel;
-    private final Selector readable;
+    private Selector readable; // guarded by this
     private Selector writable; // guarded by this
     private boolean closed; // guarded by this
     /** The last read returned less than asked for (reader thread only). */
@@ -27,13 +28,11 @@ final class NonBlockingChannel implements Transport {
     NonBlockingChannel(SocketChannel channel) throws IOException {
         this.channel = channel;
         channel.configureBlocking(false);
-        this.readable = Selector.open();
-        try {
-            channel.register(readable, SelectionKey.OP_READ);
-        } catch (IOException | RuntimeException e) {
-            readable.close();
-            throw e;
-        }
+    }
+
+    /** The channel, for a {@link ReaderLoop} to register. */
+    SocketChannel channel() {
+        return channel;
     }
 
     @Override
@@ -41,15 +40,24 @@ final class NonBlockingChannel implements Transport {
         ByteBuffer into = ByteBuffer.wrap(b, off, len);
         // After a short read the socket is most likely empty: wait first rather than make a
         // read that fails with EAGAIN (one syscall less per frame in request/response traffic).
-        if (drained) await(readable);
+        if (drained) await(readSelector());
         while (true) {
             int n = channel.read(into);
             if (n != 0) {
                 drained = n < len;
                 return n;
             }
-            await(readable);
+            await(readSelector());
         }
+    }
+
+    private synchronized Selector readSelector() throws IOException {
+        if (closed) throw new AsynchronousCloseException();
+        if (readable == null) {
+            readable = Selector.open();
+            channel.register(readable, SelectionKey.OP_READ);
+        }
+        return readable;
     }
 
     @Override
@@ -98,14 +106,16 @@ final class NonBlockingChannel implements Transport {
 
     @Override
     public void close() {
+        Selector r;
         Selector w;
         synchronized (this) {
             closed = true;
+            r = readable;
             w = writable;
         }
         // The fd is released when the last selector lets go of the closed channel.
         quietly(channel);
-        quietly(readable);
+        if (r != null) quietly(r);
         if (w != null) quietly(w);
     }
 

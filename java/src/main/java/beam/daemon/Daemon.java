@@ -6,7 +6,7 @@ import beam.codec.FrameCodec;
 import beam.connection.Listener;
 import beam.auth.TokenAuth;
 import beam.dispatch.DaemonContext;
-import beam.dispatch.LocalClientLoop;
+import beam.dispatch.LocalClient;
 import beam.dispatch.Origin;
 import beam.link.HeadGate;
 import beam.node.NodeAgent;
@@ -84,7 +84,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                 HostProbe.resources(config, nodeIp, true), HostProbe.gpuIds(config), localNode).withFacts(headFacts));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
-                c -> LocalClientLoop.run(c, this, origin)).start();
+                c -> LocalClient.of(c, this, origin)).start();
         session.writeNodeJson(nodeId, nodeIp, gcsAddress, ProcessHandle.current().pid());
         // a platform thread: waking a virtual one cost the idle daemon 1-3 ms of CPU each time
         Thread.ofPlatform().daemon().name("ticker").start(this::tickLoop);

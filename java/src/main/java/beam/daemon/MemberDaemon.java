@@ -201,22 +201,31 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     }
 
     /** One local client: tell the head, then relay its frames tagged with its id, in order. */
-    private void relayLocalClient(Connection local) {
+    /**
+     * A local client of this node: its frames go to the head tagged with its client id, read
+     * on the unix listener's loop thread (ReaderLoop), which this must not block: a send on
+     * the link never waits.
+     */
+    private beam.connection.ReaderLoop.Handler relayLocalClient(Connection local) {
         long cid = nextClient.getAndIncrement();
         clients.put(cid, local);
         head.send(LinkOps.clientEvent("client_open", cid));
-        try {
-            Frame frame;
-            while ((frame = local.read()) != null) head.send(LinkOps.tag(frame, cid));
-        } catch (FrameException e) {
-            LOG.warning("closing a local client: " + e.getMessage());
-        } catch (IOException e) {
-            LOG.fine(() -> "local client went away: " + e.getMessage());
-        } finally {
-            clients.remove(cid);
-            head.send(LinkOps.clientEvent("client_close", cid));
-            local.closeAfterFlush();
-        }
+        return new beam.connection.ReaderLoop.Handler() {
+            @Override
+            public boolean onFrame(Frame frame) {
+                head.send(LinkOps.tag(frame, cid));
+                return true;
+            }
+
+            @Override
+            public void onEnd(Exception why) {
+                if (why instanceof FrameException) LOG.warning("closing a local client: " + why.getMessage());
+                else if (why != null) LOG.fine(() -> "local client went away: " + why.getMessage());
+                clients.remove(cid);
+                head.send(LinkOps.clientEvent("client_close", cid));
+                local.closeAfterFlush();
+            }
+        };
     }
 
     private void linkLoop() {

@@ -19,7 +19,7 @@ import java.util.logging.Logger;
 
 /**
  * One client (a driver or an actor worker), from {@code hello} to close. Its frames arrive
- * through {@link #onFrame} strictly in arrival order (from {@link LocalClientLoop} for a
+ * through {@link #onFrame} strictly in arrival order (from {@link LocalClient} for a
  * local socket, or from a node link for a client of another node), which is what keeps
  * one caller's calls to an actor in submission order.
  *

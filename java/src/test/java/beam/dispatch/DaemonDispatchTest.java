@@ -182,6 +182,36 @@ class DaemonDispatchTest {
         }
     }
 
+    /**
+     * Requests that may wait leave the daemon's reader loop for a thread of their own
+     * (LocalClient); the client's later frames follow them there, so replies keep the order
+     * of the requests, and other clients are served meanwhile.
+     */
+    @Test
+    void requestsHandledOffTheReaderLoopKeepTheirPlaceInLine() throws Exception {
+        try (Raw c = new Raw(); Raw other = new Raw()) {
+            c.hello();
+            other.hello();
+            String[] ops = {"{\"op\":\"daemon_stats\",\"gc\":true}", "{\"op\":\"get_actor\",\"name\":\"nobody\"}",
+                    "{\"op\":\"status\"}", "{\"op\":\"pg_table\"}", "{\"op\":\"cluster_state\"}",
+                    "{\"op\":\"get_actor\",\"name\":\"nobody\"}"};
+            java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+            long first = c.rid + 1;
+            for (String op : ops) {
+                ObjectNode h = (ObjectNode) FrameCodec.json().readTree(op);
+                h.put("rid", ++c.rid);
+                burst.writeBytes(FrameCodec.encode(new Frame(h, new byte[0])));
+            }
+            c.sendBytes(burst.toByteArray()); // one write: the loop reads them in one go
+            assertThat(other.request("{\"op\":\"status\"}").get("ok").asBoolean()).isTrue();
+            for (int i = 0; i < ops.length; i++) {
+                Frame reply = c.read();
+                assertThat(reply.header().get("rid").asLong()).as("reply %d", i).isEqualTo(first + i);
+                assertThat(reply.header().get("ok").asBoolean()).isEqualTo(!ops[i].contains("get_actor"));
+            }
+        }
+    }
+
     @Test
     void placementGroupLifecycle() throws Exception {
         try (Raw c = new Raw()) {
