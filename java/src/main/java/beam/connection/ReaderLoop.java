@@ -54,6 +54,7 @@ public final class ReaderLoop implements AutoCloseable {
     /** Registrations and closes from other threads, run by the loop between selects. */
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
+    private final java.util.function.Consumer<SelectionKey> onReady = this::ready; // made once, not per select
 
     public ReaderLoop(String name) throws IOException {
         this.selector = Selector.open();
@@ -97,7 +98,7 @@ public final class ReaderLoop implements AutoCloseable {
     private void run() {
         while (true) {
             try {
-                selector.select(this::ready);
+                selector.select(onReady);
             } catch (ClosedSelectorException e) {
                 return;
             } catch (IOException e) {
@@ -125,6 +126,7 @@ public final class ReaderLoop implements AutoCloseable {
         private final SocketChannel channel;
         private final FrameAssembler assembler;
         private final Handler handler;
+        private final java.util.function.Predicate<Frame> deliver = this::deliver; // made once, not per read
         SelectionKey key;
         private boolean ended;
 
@@ -144,7 +146,7 @@ public final class ReaderLoop implements AutoCloseable {
                         return;
                     }
                     buffer.flip();
-                    if (!assembler.feed(buffer, this::deliver)) {
+                    if (!assembler.feed(buffer, deliver)) {
                         end(null);
                         return;
                     }

@@ -27,7 +27,7 @@ import java.util.logging.Logger;
  */
 public final class LocalClient implements ReaderLoop.Handler {
     private static final Logger LOG = Logger.getLogger(LocalClient.class.getName());
-    static final Set<String> OFF_LOOP = Set.of("doctor", "daemon_stats", "status", "cluster_state", "shutdown");
+    static final Set<String> OFF_LOOP = Set.of("doctor", "daemon_stats", "status", "cluster_state");
     /** Queued in the backlog for the end of the stream. */
     private static final Object END = new Object();
 
