@@ -16,20 +16,34 @@ final class LocalDaemons {
     private LocalDaemons() {
     }
 
-    /** Every running beam daemon of this user, other than this process. */
+    /** Every running beam daemon of this user (the same numeric uid), other than this process. */
     static List<ProcessHandle> all() {
-        String me = ProcessHandle.current().info().user().orElse(null);
+        Object me = uid(ProcessHandle.current().pid());
         long self = ProcessHandle.current().pid();
+        if (me == null) return List.of(); // no /proc: nothing can be told apart safely
         return ProcessHandle.allProcesses()
                 .filter(h -> h.pid() != self && isDaemon(h))
-                .filter(h -> me == null || me.equals(h.info().user().orElse(me)))
+                .filter(h -> me.equals(uid(h.pid())))
                 .filter(h -> SessionDir.isRunning(h.pid()))
                 .toList();
     }
 
-    /** A JVM running beam's CLI as a daemon: {@code beam.cli.Main start ... --block}. */
+    /** The owner's numeric uid of process {@code pid} (its /proc entry), or null. */
+    private static Object uid(long pid) {
+        try {
+            return Files.getAttribute(Path.of("/proc", String.valueOf(pid)), "unix:uid");
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * A JVM running beam's CLI as a daemon: a {@code java} executable with arguments
+     * {@code beam.cli.Main start ... --block} (not a wrapper, a tracer or a grep that names them).
+     */
     static boolean isDaemon(ProcessHandle h) {
-        return h.info().arguments().map(List::of).map(args -> {
+        boolean java = h.info().command().map(c -> Path.of(c).getFileName().toString().equals("java")).orElse(false);
+        return java && h.info().arguments().map(List::of).map(args -> {
             int main = args.indexOf(Main.class.getName());
             return main >= 0 && args.size() > main + 1 && args.get(main + 1).equals("start") && args.contains("--block");
         }).orElse(false);
@@ -46,9 +60,15 @@ final class LocalDaemons {
                 + (others.size() == 1 ? "one runs" : others.size() + " run") + " on this machine with another temp dir:");
         for (ProcessHandle h : others) {
             out.append("\n  pid ").append(h.pid()).append(": `ray ").append(command).append(" --temp-dir ")
-                    .append(tempDirOf(h)).append('`');
+                    .append(shellQuoted(tempDirOf(h))).append('`');
         }
         return out.toString();
+    }
+
+    /** {@code s} as one shell word: as it is when that is safe, else in single quotes. */
+    static String shellQuoted(String s) {
+        if (!s.isEmpty() && s.matches("[A-Za-z0-9_./:=@%+,-]+")) return s;
+        return "'" + s.replace("'", "'\\''") + "'";
     }
 
     /** The temp dir a running daemon was started with: its --temp-dir, else its RAY_TMPDIR, else the default. */

@@ -3,6 +3,7 @@ package beam.cli;
 import beam.daemon.SessionDir;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,40 +56,59 @@ public final class StopCommand implements Callable<Integer> {
             System.out.println("Did not find any active beam processes.");
             return 0;
         }
+        // Signal every daemon first, then wait for each: their grace periods overlap.
+        List<Stopping> stopping = new ArrayList<>();
+        for (ProcessHandle daemon : daemons.values()) {
+            List<ProcessHandle> family = daemon.descendants().toList();
+            boolean signalled = force ? daemon.destroyForcibly() : daemon.destroy();
+            if (signalled) stopping.add(new Stopping(daemon, family));
+            else System.err.println("beam: could not signal the daemon (pid " + daemon.pid() + "); is it yours?");
+        }
         int total = 0;
         int killed = 0;
-        for (ProcessHandle daemon : daemons.values()) {
-            int[] counts = stop(daemon);
-            total += counts[0];
-            killed += counts[1];
+        int failed = daemons.size() - stopping.size();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(force ? 5 : GRACE_SECONDS);
+        for (Stopping s : stopping) {
+            if (!awaitExit(s.daemon(), deadline)) {
+                System.err.println("beam: the daemon (pid " + s.daemon().pid() + ") did not stop within "
+                        + (force ? 5 : GRACE_SECONDS) + " s; killing it.");
+                s.daemon().destroyForcibly();
+                if (!awaitExit(s.daemon(), System.nanoTime() + TimeUnit.SECONDS.toNanos(5))) {
+                    System.err.println("beam: the daemon (pid " + s.daemon().pid() + ") is still running after SIGKILL.");
+                    failed++;
+                    continue;
+                }
+            }
+            for (ProcessHandle p : s.family()) {
+                if (p.isAlive()) {
+                    p.destroyForcibly();
+                    killed++;
+                }
+            }
+            for (ProcessHandle p : s.family()) awaitExit(p, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            total += 1 + s.family().size();
         }
-        System.out.println("Stopped all " + total + " beam processes"
-                + (killed > 0 ? " (" + killed + " needed SIGKILL)." : "."));
-        return 0;
+        if (total > 0) {
+            System.out.println("Stopped all " + total + " beam processes"
+                    + (killed > 0 ? " (" + killed + " needed SIGKILL)." : "."));
+        }
+        return failed == 0 ? 0 : 1;
     }
 
-    /** Stops one daemon and whatever it started; returns {processes, of them SIGKILLed after the grace period}. */
-    private int[] stop(ProcessHandle daemon) throws InterruptedException, ExecutionException, TimeoutException {
-        List<ProcessHandle> family = daemon.descendants().toList();
-        if (force) daemon.destroyForcibly();
-        else daemon.destroy();
+    /** A daemon signalled to stop, and the processes it had started then. */
+    private record Stopping(ProcessHandle daemon, List<ProcessHandle> family) {
+    }
+
+    /** Whether {@code h} exited before {@code deadline} (System.nanoTime). */
+    private static boolean awaitExit(ProcessHandle h, long deadline) throws InterruptedException {
         try {
-            daemon.onExit().get(force ? 5 : GRACE_SECONDS, TimeUnit.SECONDS);
+            h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return true;
         } catch (TimeoutException e) {
-            System.err.println("beam: the daemon (pid " + daemon.pid() + ") did not stop within " + GRACE_SECONDS
-                    + " s; killing it.");
-            daemon.destroyForcibly();
-            daemon.onExit().get(5, TimeUnit.SECONDS);
+            return !h.isAlive();
+        } catch (ExecutionException e) {
+            return !h.isAlive();
         }
-        int killed = 0;
-        for (ProcessHandle p : family) {
-            if (p.isAlive()) {
-                p.destroyForcibly();
-                killed++;
-            }
-        }
-        for (ProcessHandle p : family) p.onExit().get(5, TimeUnit.SECONDS);
-        return new int[] {1 + family.size(), killed};
     }
 
     /** The daemon whose node.json is under {@code temp}, if it runs. */

@@ -51,7 +51,7 @@ public final class FrameAssembler {
                 if (wireFill < wire.length) return true;
                 head = codec.head(wire);
                 wire = null;
-                payload = head.plen() == 0 ? Frame.NO_PAYLOAD : new byte[(int) head.plen()];
+                payload = head.plen() == 0 ? Frame.NO_PAYLOAD : allocate(head.plen());
                 payloadFill = 0;
                 if (payload.length == 0 && !emit(sink)) return false;
             } else {
@@ -65,6 +65,20 @@ public final class FrameAssembler {
             }
         }
         return true;
+    }
+
+    /**
+     * A payload's array. One client's payload that the heap cannot hold (up to
+     * max_payload_bytes) ends that client's connection, not the daemon: the reader of every
+     * local client is one thread.
+     */
+    private static byte[] allocate(long plen) throws FrameException {
+        try {
+            return new byte[(int) plen];
+        } catch (OutOfMemoryError e) {
+            throw new FrameException("payload of " + plen + " bytes does not fit in the daemon's memory now (max heap "
+                    + (Runtime.getRuntime().maxMemory() >> 20) + " MiB); send it in smaller parts");
+        }
     }
 
     private boolean emit(Predicate<Frame> sink) {

@@ -286,6 +286,14 @@ public final class Listener implements AutoCloseable {
             // closing anyway
         }
         acceptThread.interrupt();
+    }
+
+    /**
+     * A unix listener's clients: ends each (its handler hears onEnd) and stops the thread that
+     * reads them. Separate from {@link #close}, which only stops accepting: a stopping daemon
+     * keeps reading its clients until its actors are gone.
+     */
+    public void closeClients() {
         if (loop != null) loop.close();
     }
 }

@@ -29,10 +29,12 @@ import java.util.logging.Logger;
  *
  * <p>A client is read until the first of: the end of its stream (its handler hears
  * {@code onEnd(null)}), a framing violation or socket error ({@code onEnd(error)}), its
- * handler asking to stop, or its {@link Connection} closing from elsewhere; then its handler
- * hears {@code onEnd} exactly once, on this thread, after its last frame. Each ready client
- * gets at most {@link #READS_PER_TURN} reads per turn of the loop, so one that floods the
- * daemon delays the others by a few buffers at most.
+ * handler asking to stop, its {@link Connection} closing from elsewhere, or {@link #close};
+ * then its handler hears {@code onEnd} exactly once, on this thread, after its last frame,
+ * and its connection is closed once what is queued for it is written. Each ready client gets
+ * at most {@link #READS_PER_TURN} reads per turn of the loop, so one that floods the daemon
+ * delays the others by a few buffers at most. A handler may {@link Handler#attached pause} its
+ * client's reading (the socket then backs up in the kernel) and resume it from any thread.
  */
 public final class ReaderLoop implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReaderLoop.class.getName());
@@ -46,6 +48,19 @@ public final class ReaderLoop implements AutoCloseable {
 
         /** Reading has ended: null for a clean end of stream, else why. Called once, after the last frame. */
         void onEnd(Exception why);
+
+        /** Called once on the loop thread before the first frame, with the way to pause this client's reading. */
+        default void attached(Reading reading) {
+        }
+    }
+
+    /** One client's reading, which its handler may pause (on the loop thread) and resume (from any thread). */
+    public interface Reading {
+        /** No more frames until {@link #resume}; call it on the loop thread (from a handler). */
+        void pause();
+
+        /** Frames flow again; safe from any thread. */
+        void resume();
     }
 
     private final Selector selector;
@@ -68,10 +83,11 @@ public final class ReaderLoop implements AutoCloseable {
      * shutdown), the handler hears {@code onEnd} with an {@link AsynchronousCloseException}.
      */
     public void register(Connection connection, SocketChannel channel, FrameCodec codec, Handler handler) {
-        Client client = new Client(channel, new FrameAssembler(codec), handler);
+        Client client = new Client(connection, channel, new FrameAssembler(codec), handler);
         runOnLoop(() -> {
             try {
                 client.key = channel.register(selector, SelectionKey.OP_READ, client);
+                handler.attached(client);
             } catch (IOException | RuntimeException e) { // closed meanwhile
                 client.end(new AsynchronousCloseException());
             }
@@ -104,7 +120,13 @@ public final class ReaderLoop implements AutoCloseable {
             } catch (IOException e) {
                 LOG.warning(thread.getName() + ": select failed: " + e);
             }
-            for (Runnable task; (task = tasks.poll()) != null; ) task.run();
+            for (Runnable task; (task = tasks.poll()) != null; ) {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.SEVERE, "bug: a task of " + thread.getName() + " failed", e);
+                }
+            }
         }
     }
 
@@ -112,8 +134,31 @@ public final class ReaderLoop implements AutoCloseable {
         ((Client) key.attachment()).readAvailable(buffer);
     }
 
+    /**
+     * Ends every client (its handler hears {@code onEnd}, its connection closes once flushed),
+     * then stops the thread. The daemon calls this last in its shutdown, so that its clients
+     * are read until then, as each had its own reader before.
+     */
     @Override
     public void close() {
+        if (!thread.isAlive()) {
+            closeSelector();
+            return;
+        }
+        runOnLoop(() -> {
+            for (SelectionKey key : selector.keys()) {
+                if (key.attachment() instanceof Client client) client.end(new AsynchronousCloseException());
+            }
+            closeSelector();
+        });
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void closeSelector() {
         try {
             selector.close();
         } catch (IOException ignored) {
@@ -121,8 +166,9 @@ public final class ReaderLoop implements AutoCloseable {
         }
     }
 
-    /** One client's read state (loop thread only). */
-    private static final class Client {
+    /** One client's read state (loop thread only, but for {@link #resume}). */
+    private final class Client implements Reading {
+        private final Connection connection;
         private final SocketChannel channel;
         private final FrameAssembler assembler;
         private final Handler handler;
@@ -130,7 +176,8 @@ public final class ReaderLoop implements AutoCloseable {
         SelectionKey key;
         private boolean ended;
 
-        Client(SocketChannel channel, FrameAssembler assembler, Handler handler) {
+        Client(Connection connection, SocketChannel channel, FrameAssembler assembler, Handler handler) {
+            this.connection = connection;
             this.channel = channel;
             this.assembler = assembler;
             this.handler = handler;
@@ -150,11 +197,26 @@ public final class ReaderLoop implements AutoCloseable {
                         end(null);
                         return;
                     }
-                    if (n < buffer.capacity()) return; // the socket is drained
+                    if (n < buffer.capacity() || key.interestOps() == 0) return; // drained, or paused
                 }
             } catch (FrameException | IOException e) {
                 end(e);
+            } catch (RuntimeException e) { // a bug: this client ends, the loop goes on
+                LOG.log(Level.SEVERE, "bug while reading a client; closing it", e);
+                end(e);
             }
+        }
+
+        @Override
+        public void pause() {
+            if (!ended && key.isValid()) key.interestOps(0);
+        }
+
+        @Override
+        public void resume() {
+            runOnLoop(() -> {
+                if (!ended && key.isValid()) key.interestOps(SelectionKey.OP_READ);
+            });
         }
 
         private boolean deliver(Frame frame) {
@@ -174,6 +236,8 @@ public final class ReaderLoop implements AutoCloseable {
                 handler.onEnd(why);
             } catch (RuntimeException e) {
                 LOG.log(Level.SEVERE, "bug: a client's end handler failed", e);
+            } finally {
+                connection.closeAfterFlush();
             }
         }
     }

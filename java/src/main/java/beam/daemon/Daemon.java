@@ -127,6 +127,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         cluster.stopAll();
         if (!agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS)) agent.killAll();
         session.removeNodeJson();
+        if (unixListener != null) unixListener.closeClients();
         LOG.info("beam daemon stopped");
         stopped.countDown();
     }

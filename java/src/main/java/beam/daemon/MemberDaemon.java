@@ -330,6 +330,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         agent.killAll();
         agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS);
         session.removeNodeJson();
+        if (unixListener != null) unixListener.closeClients();
         if (head != null) head.closeAfterFlush();
         if (pulse != null) pulse.close();
         LOG.info("beam daemon stopped");

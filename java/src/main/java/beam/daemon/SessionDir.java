@@ -53,16 +53,34 @@ public final class SessionDir {
         return new SessionDir(tempDir, dir);
     }
 
-    /** Fails before anything is created when the daemon's socket under {@code dir} could not be bound. */
+    /** The most digits a pid can have here: from the kernel's pid_max, else 7 (pid_max is at most 4,194,304). */
+    static final int PID_DIGITS = pidDigits();
+
+    private static int pidDigits() {
+        try {
+            // readAllLines: Files.readString returned the first byte only of this sysctl file here
+            long max = Long.parseLong(Files.readAllLines(Path.of("/proc/sys/kernel/pid_max")).get(0).trim());
+            return String.valueOf(Math.max(1, max - 1)).length();
+        } catch (IOException | RuntimeException e) {
+            return 7;
+        }
+    }
+
+    /**
+     * Fails before the session folder is made when the daemon's socket under it might not
+     * be bound: counted with the widest pid this kernel hands out, so that whether a temp dir
+     * fits does not depend on this process's pid.
+     */
     private static void checkSocketPath(Path tempDir, Path dir) {
         String socket = dir.resolve("sockets").resolve("beamd.sock").toString();
-        int bytes = socket.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        int pidDigits = String.valueOf(ProcessHandle.current().pid()).length();
+        int bytes = socket.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + Math.max(0, PID_DIGITS - pidDigits);
         if (bytes <= MAX_SOCKET_PATH_BYTES) return;
         int tempBytes = tempDir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-        throw new IllegalArgumentException("the temp dir " + tempDir + " is too long for the daemon's unix socket: "
-                + socket + " would be " + bytes + " bytes, and at most " + MAX_SOCKET_PATH_BYTES + " can be bound"
-                + ". Pick a --temp-dir (or RAY_TMPDIR) of at most " + (tempBytes - (bytes - MAX_SOCKET_PATH_BYTES))
-                + " bytes, such as /tmp/ray.");
+        throw new IllegalArgumentException("the temp dir " + tempDir + " is too long for the daemon's unix socket: its path "
+                + tempDir + "/session_<time>_<pid>/sockets/beamd.sock can be " + bytes + " bytes long, and at most "
+                + MAX_SOCKET_PATH_BYTES + " can be bound. Pick a --temp-dir (or RAY_TMPDIR) of at most "
+                + (tempBytes - (bytes - MAX_SOCKET_PATH_BYTES)) + " bytes, such as /tmp/ray.");
     }
 
     public Path dir() {

@@ -24,10 +24,14 @@ import java.util.logging.Logger;
  *   OFF_LOOP --any frame, or the end of the stream: queued behind it
  *   OFF_LOOP --the drainer finds the backlog empty-------------------> ON_LOOP
  * </pre>
+ * While {@link #MAX_BACKLOG} frames wait, this client's reading is paused (its socket backs
+ * up in the kernel, as it would behind a busy reader of its own) until the drainer is done.
  */
 public final class LocalClient implements ReaderLoop.Handler {
     private static final Logger LOG = Logger.getLogger(LocalClient.class.getName());
     static final Set<String> OFF_LOOP = Set.of("doctor", "daemon_stats", "status", "cluster_state");
+    /** Frames queued behind a slow request before this client's reading pauses. */
+    static final int MAX_BACKLOG = 64;
     /** Queued in the backlog for the end of the stream. */
     private static final Object END = new Object();
 
@@ -35,6 +39,8 @@ public final class LocalClient implements ReaderLoop.Handler {
     private final Session session;
     private final ArrayDeque<Object> backlog = new ArrayDeque<>(); // frames and END; guarded by this
     private boolean offLoop; // guarded by this
+    private boolean paused; // guarded by this
+    private ReaderLoop.Reading reading; // set once, on the loop thread, before the first frame
     private Exception endedBy; // set with END
 
     private LocalClient(Connection connection, Session session) {
@@ -59,6 +65,11 @@ public final class LocalClient implements ReaderLoop.Handler {
     }
 
     @Override
+    public void attached(ReaderLoop.Reading reading) {
+        this.reading = reading;
+    }
+
+    @Override
     public boolean onFrame(Frame frame) {
         synchronized (this) {
             if (offLoop || OFF_LOOP.contains(frame.op())) {
@@ -66,6 +77,9 @@ public final class LocalClient implements ReaderLoop.Handler {
                 if (!offLoop) {
                     offLoop = true;
                     Thread.ofVirtual().name("slow request").start(this::drain);
+                } else if (backlog.size() >= MAX_BACKLOG && !paused && reading != null) {
+                    paused = true;
+                    reading.pause();
                 }
                 return true;
             }
@@ -94,6 +108,10 @@ public final class LocalClient implements ReaderLoop.Handler {
                 next = backlog.poll();
                 if (next == null) {
                     offLoop = false;
+                    if (paused) {
+                        paused = false;
+                        reading.resume();
+                    }
                     return;
                 }
             }

@@ -43,7 +43,7 @@ class ReaderLoopTest {
     }
 
     /** What one client's handler heard, and the thread it heard it on. */
-    static final class Heard implements ReaderLoop.Handler {
+    static class Heard implements ReaderLoop.Handler {
         final List<Frame> frames = new CopyOnWriteArrayList<>();
         final CompletableFuture<Exception> end = new CompletableFuture<>();
         final List<String> threads = new CopyOnWriteArrayList<>();
@@ -78,6 +78,10 @@ class ReaderLoopTest {
     }
 
     private Client client() throws IOException {
+        return clientWith(new Heard());
+    }
+
+    private Client clientWith(Heard heard) throws IOException {
         if (loop == null) loop = new ReaderLoop("test reader");
         Path path = temp.resolve("s" + sockets++ + ".sock");
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
@@ -87,7 +91,6 @@ class ReaderLoopTest {
             Connection connection = new Connection(Transport.nonBlocking(mine), CODEC, "test", Thread.ofPlatform().daemon());
             toClose.add(peer);
             toClose.add(connection);
-            Heard heard = new Heard();
             loop.register(connection, mine, CODEC, heard);
             return new Client(peer, connection, heard);
         }
@@ -183,6 +186,51 @@ class ReaderLoopTest {
         awaitFrames(other.heard(), 1);
         stuck.write(java.util.Arrays.copyOfRange(f, 20, f.length));
         awaitFrames(stuck.heard(), 1);
+    }
+
+    @Test
+    void aPausedClientGetsNoFrameUntilResumedAndTheOthersGoOn() throws Exception {
+        Client paused = client();
+        Client other = client();
+        var reading = new java.util.concurrent.atomic.AtomicReference<ReaderLoop.Reading>();
+        Heard heard = new Heard() {
+            @Override
+            public void attached(ReaderLoop.Reading r) {
+                reading.set(r);
+            }
+
+            @Override
+            public boolean onFrame(Frame frame) {
+                super.onFrame(frame);
+                if (frames.size() == 1) reading.get().pause();
+                return true;
+            }
+        };
+        Client c = clientWith(heard);
+        c.write(frame("f", 0, 0));
+        awaitFrames(heard, 1);
+        c.write(concat(frame("f", 1, 0), frame("f", 2, 0)));
+        other.write(frame("f", 0, 0));
+        awaitFrames(other.heard(), 1);
+        Thread.sleep(200);
+        assertThat(heard.frames).hasSize(1); // paused: the socket holds them
+        reading.get().resume();
+        awaitFrames(heard, 3);
+        assertThat(paused.heard().end).isNotDone();
+    }
+
+    @Test
+    void closingTheLoopEndsEveryClientAndClosesItsConnection() throws Exception {
+        Client a = client();
+        Client b = client();
+        a.write(frame("f", 0, 0));
+        awaitFrames(a.heard(), 1);
+        loop.close();
+        assertThat(a.heard().awaitEnd()).isInstanceOf(AsynchronousCloseException.class);
+        assertThat(b.heard().awaitEnd()).isInstanceOf(AsynchronousCloseException.class);
+        ByteBuffer one = ByteBuffer.allocate(1);
+        assertThat(a.peer().read(one)).isEqualTo(-1); // the daemon side closed: the peer reads the end
+        loop = null;
     }
 
     private static byte[] concat(byte[]... parts) {

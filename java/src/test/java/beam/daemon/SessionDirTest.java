@@ -15,9 +15,9 @@ class SessionDirTest {
     @TempDir
     Path root;
 
-    /** A temp dir whose socket path would be {@code socketBytes} long. */
+    /** A temp dir whose socket path can be {@code socketBytes} long (with a pid of the widest kind). */
     private Path tempDirGiving(int socketBytes) {
-        int rest = ("/session_" + "2026-11-30_01-03-19_122322" + "_" + ProcessHandle.current().pid()
+        int rest = ("/session_" + "2026-11-30_01-03-19_122322" + "_" + "9".repeat(SessionDir.PID_DIGITS)
                 + "/sockets/beamd.sock").length();
         int pad = socketBytes - rest - root.toString().length() - 1;
         return root.resolve("t".repeat(pad));
@@ -29,7 +29,7 @@ class SessionDirTest {
         assertThatThrownBy(() -> SessionDir.create(temp))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("the temp dir " + temp + " is too long")
-                .hasMessageContaining("would be " + (SessionDir.MAX_SOCKET_PATH_BYTES + 1) + " bytes")
+                .hasMessageContaining("can be " + (SessionDir.MAX_SOCKET_PATH_BYTES + 1) + " bytes long")
                 .hasMessageContaining("at most " + (temp.toString().length() - 1) + " bytes");
         assertThat(Files.exists(temp)).isFalse();
     }
@@ -38,7 +38,9 @@ class SessionDirTest {
     void theLongestTempDirAllowedGivesASocketThatBinds() throws Exception {
         Path temp = tempDirGiving(SessionDir.MAX_SOCKET_PATH_BYTES);
         SessionDir session = SessionDir.create(temp);
-        assertThat(session.socketPath().toString()).hasSize(SessionDir.MAX_SOCKET_PATH_BYTES);
+        int pidDigits = String.valueOf(ProcessHandle.current().pid()).length();
+        assertThat(session.socketPath().toString())
+                .hasSize(SessionDir.MAX_SOCKET_PATH_BYTES - (SessionDir.PID_DIGITS - pidDigits));
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(session.socketPath()));
         }

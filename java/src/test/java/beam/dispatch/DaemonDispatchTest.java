@@ -192,9 +192,15 @@ class DaemonDispatchTest {
         try (Raw c = new Raw(); Raw other = new Raw()) {
             c.hello();
             other.hello();
-            String[] ops = {"{\"op\":\"daemon_stats\",\"gc\":true}", "{\"op\":\"get_actor\",\"name\":\"nobody\"}",
+            java.util.List<String> list = new java.util.ArrayList<>(java.util.List.of(
+                    "{\"op\":\"daemon_stats\",\"gc\":true}", "{\"op\":\"get_actor\",\"name\":\"nobody\"}",
                     "{\"op\":\"status\"}", "{\"op\":\"pg_table\"}", "{\"op\":\"cluster_state\"}",
-                    "{\"op\":\"get_actor\",\"name\":\"nobody\"}"};
+                    "{\"op\":\"get_actor\",\"name\":\"nobody\"}", "{\"op\":\"daemon_stats\",\"gc\":true}"));
+            // far more than LocalClient.MAX_BACKLOG, and than one read, behind the last slow one:
+            // reading pauses, the socket backs up, and reading resumes once the backlog is drained
+            String name = "n".repeat(200);
+            for (int i = 0; i < 1500; i++) list.add("{\"op\":\"get_actor\",\"name\":\"" + name + "\"}");
+            String[] ops = list.toArray(String[]::new);
             java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
             long first = c.rid + 1;
             for (String op : ops) {
@@ -202,7 +208,7 @@ class DaemonDispatchTest {
                 h.put("rid", ++c.rid);
                 burst.writeBytes(FrameCodec.encode(new Frame(h, new byte[0])));
             }
-            c.sendBytes(burst.toByteArray()); // one write: the loop reads them in one go
+            c.sendBytes(burst.toByteArray()); // all at once, as a pipelining client would
             assertThat(other.request("{\"op\":\"status\"}").get("ok").asBoolean()).isTrue();
             for (int i = 0; i < ops.length; i++) {
                 Frame reply = c.read();
