@@ -52,12 +52,26 @@ final class NonBlockingChannel implements Transport {
     }
 
     private synchronized Selector readSelector() throws IOException {
-        if (closed) throw new AsynchronousCloseException();
-        if (readable == null) {
-            readable = Selector.open();
-            channel.register(readable, SelectionKey.OP_READ);
-        }
+        if (readable == null) readable = selectorFor(SelectionKey.OP_READ);
         return readable;
+    }
+
+    private synchronized Selector writeSelector() throws IOException {
+        if (writable == null) writable = selectorFor(SelectionKey.OP_WRITE);
+        return writable;
+    }
+
+    /** Under the lock: a new selector with the channel registered for {@code op}; throws once closed. */
+    private Selector selectorFor(int op) throws IOException {
+        if (closed) throw new AsynchronousCloseException();
+        Selector selector = Selector.open();
+        try {
+            channel.register(selector, op);
+        } catch (IOException | RuntimeException e) {
+            selector.close();
+            throw e;
+        }
+        return selector;
     }
 
     @Override
@@ -83,15 +97,6 @@ final class NonBlockingChannel implements Transport {
             if (Transport.remaining(buffers) == 0) return;
             await(writeSelector());
         }
-    }
-
-    private synchronized Selector writeSelector() throws IOException {
-        if (closed) throw new AsynchronousCloseException();
-        if (writable == null) {
-            writable = Selector.open();
-            channel.register(writable, SelectionKey.OP_WRITE);
-        }
-        return writable;
     }
 
     /** Waits until {@code selector} reports its one channel ready; throws once closed. */
