@@ -54,7 +54,11 @@ final class LocalDaemons {
      * elsewhere and the flag that reaches each, or an empty string when there are none.
      */
     static String elsewhereHint(Path temp, String command) {
-        List<ProcessHandle> others = all();
+        return elsewhereHint(temp, command, all());
+    }
+
+    /** The same, for daemons {@code others} already found. */
+    static String elsewhereHint(Path temp, String command, List<ProcessHandle> others) {
         if (others.isEmpty()) return "";
         StringBuilder out = new StringBuilder("beam: no beam daemon keeps its sessions in " + temp + ", but "
                 + (others.size() == 1 ? "one runs" : others.size() + " run") + " on this machine with another temp dir:");

@@ -10,15 +10,14 @@ final class Paths {
     static final Path DEFAULT = Path.of("/tmp/ray");
 
     static Path tempDir(String flag) {
-        if (flag != null && !flag.isBlank()) return Path.of(flag).toAbsolutePath();
-        String env = System.getenv("RAY_TMPDIR");
-        if (env != null && !env.isBlank()) return Path.of(env).toAbsolutePath();
-        return DEFAULT;
+        return chosenTempDir(flag).orElse(DEFAULT);
     }
 
-    /** Whether the user named the folder (the flag or RAY_TMPDIR), rather than leaving the default. */
-    static boolean tempDirChosen(String flag) {
+    /** The folder the user named (the flag, else RAY_TMPDIR), if any. */
+    static java.util.Optional<Path> chosenTempDir(String flag) {
+        if (flag != null && !flag.isBlank()) return java.util.Optional.of(Path.of(flag).toAbsolutePath());
         String env = System.getenv("RAY_TMPDIR");
-        return (flag != null && !flag.isBlank()) || (env != null && !env.isBlank());
+        if (env != null && !env.isBlank()) return java.util.Optional.of(Path.of(env).toAbsolutePath());
+        return java.util.Optional.empty();
     }
 }

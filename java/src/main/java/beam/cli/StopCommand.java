@@ -45,13 +45,13 @@ public final class StopCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path temp = Paths.tempDir(tempDir);
-        boolean folderChosen = Paths.tempDirChosen(tempDir);
+        boolean folderChosen = Paths.chosenTempDir(tempDir).isPresent();
         Map<Long, ProcessHandle> daemons = new LinkedHashMap<>();
         inFolder(temp).ifPresent(h -> daemons.put(h.pid(), h));
         List<ProcessHandle> elsewhere = LocalDaemons.all().stream().filter(h -> !daemons.containsKey(h.pid())).toList();
         if (!folderChosen) elsewhere.forEach(h -> daemons.put(h.pid(), h));
         if (daemons.isEmpty()) {
-            String hint = LocalDaemons.elsewhereHint(temp, "stop");
+            String hint = LocalDaemons.elsewhereHint(temp, "stop", elsewhere);
             if (!hint.isEmpty()) System.err.println(hint);
             System.out.println("Did not find any active beam processes.");
             return 0;
@@ -104,9 +104,7 @@ public final class StopCommand implements Callable<Integer> {
         try {
             h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             return true;
-        } catch (TimeoutException e) {
-            return !h.isAlive();
-        } catch (ExecutionException e) {
+        } catch (TimeoutException | ExecutionException e) {
             return !h.isAlive();
         }
     }

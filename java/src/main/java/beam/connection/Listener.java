@@ -165,9 +165,8 @@ public final class Listener implements AutoCloseable {
                 SocketChannel channel = null;
                 try {
                     channel = server.accept();
-                    boolean unix = name.startsWith("unix");
-                    String peer = unix ? "unix-client" : String.valueOf(channel.getRemoteAddress());
-                    if (loop != null) {
+                    String peer = loop != null ? "unix-client" : String.valueOf(channel.getRemoteAddress());
+                    if (loop != null) { // unix: read by the loop
                         Connection connection = new Connection(Transport.nonBlocking(channel), codec, peer, threads(true));
                         handedOver = true; // from here on, the connection's close releases the permit
                         connection.onClose(permits::release);
@@ -177,19 +176,19 @@ public final class Listener implements AutoCloseable {
                             connection.close();
                             throw e;
                         }
-                    } else {
-                        if (!unix) channel.socket().setTcpNoDelay(true);
-                        boolean direct = unix || directTcp.tryAcquire();
+                    } else { // TCP: a thread of its own per connection
+                        channel.socket().setTcpNoDelay(true);
+                        boolean direct = directTcp.tryAcquire();
                         Thread.Builder threads = threads(direct);
                         Connection connection;
                         try {
                             connection = new Connection(direct ? Transport.nonBlocking(channel) : Transport.of(channel),
                                     codec, peer, threads);
                         } catch (IOException | RuntimeException e) {
-                            if (direct && !unix) directTcp.release();
+                            if (direct) directTcp.release();
                             throw e;
                         }
-                        if (direct && !unix) connection.onClose(directTcp::release);
+                        if (direct) connection.onClose(directTcp::release);
                         threads.name("conn " + peer).start(() -> serve(connection));
                     }
                     handedOver = true;

@@ -25,7 +25,7 @@ import java.util.logging.Logger;
  * takes it.
  *
  * <p>Handlers run on this thread, so they must not block: what may wait (a reachability
- * probe, say) is handed to another thread by the handler, in order (LocalClients).
+ * probe, say) is handed to another thread by the handler, in order (dispatch/LocalClient).
  *
  * <p>A client is read until the first of: the end of its stream (its handler hears
  * {@code onEnd(null)}), a framing violation or socket error ({@code onEnd(error)}), its
@@ -46,7 +46,10 @@ public final class ReaderLoop implements AutoCloseable {
         /** The next whole frame; false to stop reading this client. Must not block. */
         boolean onFrame(Frame frame);
 
-        /** Reading has ended: null for a clean end of stream, else why. Called once, after the last frame. */
+        /**
+         * Reading has ended: null for a clean end of stream, else why. Called once, after the
+         * last frame; the loop then closes the connection once what is queued for it is written.
+         */
         void onEnd(Exception why);
 
         /** Called once on the loop thread before the first frame, with the way to pause this client's reading. */

@@ -200,7 +200,6 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         }
     }
 
-    /** One local client: tell the head, then relay its frames tagged with its id, in order. */
     /**
      * A local client of this node: its frames go to the head tagged with its client id, read
      * on the unix listener's loop thread (ReaderLoop), which this must not block: a send on
@@ -223,7 +222,6 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
                 else if (why != null) LOG.fine(() -> "local client went away: " + why.getMessage());
                 clients.remove(cid);
                 head.send(LinkOps.clientEvent("client_close", cid));
-                local.closeAfterFlush();
             }
         };
     }

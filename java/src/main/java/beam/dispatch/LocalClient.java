@@ -124,7 +124,7 @@ public final class LocalClient implements ReaderLoop.Handler {
     private void finish(Exception why) {
         if (why instanceof FrameException) LOG.warning("closing " + session.describe() + ": " + why.getMessage());
         else if (why instanceof IOException) LOG.fine(() -> session.describe() + " went away: " + why.getMessage());
-        connection.closeAfterFlush();
-        session.onClosed();
+        session.onClosed(); // the reader loop closes the connection
+
     }
 }
