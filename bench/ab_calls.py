@@ -1,7 +1,7 @@
 """The call path, A/B between beam builds: sync calls, a 4 KB broadcast to 4 actors, pipelined
 calls, and how often the daemon collected garbage meanwhile.
 
-    .venv/bin/python bench/ab_calls.py [--rounds 4] [--n 3000] [--two-hosts] NAME=DIR[,ENV=VALUE...] ...
+    .venv/bin/python bench/ab_calls.py [--rounds 4] [--n 3000] [--two-hosts | --timeline] NAME=DIR[,ENV=VALUE...] ...
 
 DIR holds a built `ray` package (its lib/ with the jar and AOT cache): this checkout's
 `python/`, another worktree's `python/` after its `./dev build`, or a snapshot made with
@@ -14,6 +14,11 @@ counter, read with jcmd), then `ray stop`. Prints the medians over rounds.
 With --two-hosts each round joins a second daemon on 127.0.0.2 (as bench/bench.py does) and
 times the cross-host path instead: N sync calls to an actor on the joined node, and N/3
 broadcasts to 4 actors on each host (`bench/workload.py twohost`).
+
+With --timeline each round times N broadcasts to 4 actors after 2,000 warm-up rounds
+(`bench/workload.py timeline`): the round's p50, mean and p90, and the median time from the
+first `.remote()` until the 4 calls were submitted, until the k-th actor's method ran, and
+until all results were in.
 """
 import argparse
 import json
@@ -63,6 +68,22 @@ def one_round(procs, pkg, extra_env, n):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def timeline_round(procs, pkg, extra_env, n):
+    tmp = tempfile.mkdtemp(prefix="ab.", dir="/tmp")
+    env, ray = start_time.variant_env(pkg, extra_env, tmp)
+    try:
+        start_head(procs, ray, env, tmp)
+        r = bench.run_workload(procs, start_time.PYTHON, env, "timeline", "--n", str(n), timeout=600)
+        out = {"bcast4 p50 (us)": r["round"]["p50_us"], "mean (us)": r["round"]["mean_us"],
+               "p90 (us)": r["round"]["p90_us"], "submitted (us)": r["submitted_us"]}
+        out.update({f"method {k + 1} (us)": t for k, t in enumerate(r["kth_method_us"])})
+        out["all in (us)"] = r["all_in_us"]
+        return out
+    finally:
+        procs.run(ray + ["stop", "--temp-dir", tmp], env, timeout=60, check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def two_host_round(procs, pkg, extra_env, n):
     tmp = tempfile.mkdtemp(prefix="ab.", dir="/tmp")
     tmp2 = tempfile.mkdtemp(prefix="ab2.", dir="/tmp")
@@ -89,10 +110,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--n", type=int, default=3000)
     ap.add_argument("--two-hosts", action="store_true", help="time the cross-host path instead")
+    ap.add_argument("--timeline", action="store_true",
+                    help="time only the broadcast to 4, N rounds after 2,000 warm-up rounds, and the median "
+                         "time of each of its steps")
     ap.add_argument("variants", nargs="+")
     args = ap.parse_args()
     variants = [start_time.parse_variant(v) for v in args.variants]
-    measure = two_host_round if args.two_hosts else one_round
+    measure = two_host_round if args.two_hosts else timeline_round if args.timeline else one_round
     got = start_time.alternate(variants, args.rounds, lambda procs, pkg, env: measure(procs, pkg, env, args.n),
                                lambda r: ", ".join(f"{k} {v:,.0f}" for k, v in r.items()))
     keys = list(next(iter(got.values()))[0])

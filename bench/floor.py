@@ -2,6 +2,7 @@
 over unix socketpairs, no beam at all (docs/PERFORMANCE.md, "Misses").
 
     python3 bench/floor.py [--n 5000] [--fanout K [--relay]] [--size BYTES]
+    python3 bench/floor.py --wakeups
 
 Without --fanout: one round trip to one process. A beam sync call is two such round trips
 (driver -> daemon -> worker -> daemon -> driver), so twice this p50 is what wake-ups alone
@@ -13,9 +14,15 @@ that runs K actors as K processes could broadcast on this machine (no daemon, no
 pickling), so it bounds the broadcast figure from below. With --relay the messages go
 through a middle process instead, beam's star in miniature: it reads the sender's stream
 and writes each message to its receiver; a thread per receiver writes its replies back.
+
+With --wakeups: how often a process that answers messages sleeps per message when it waits
+for the next one in a blocking recv() and when it waits in poll() (voluntary context switches
+from /proc). On a unix socket the recv() sleeper is woken a second time by the peer reading
+its reply (docs/PERFORMANCE.md, "Sleeping in poll, not in recv").
 """
 import argparse
 import os
+import select
 import socket
 import threading
 import time
@@ -95,13 +102,52 @@ def rounds(socks, msg, n):
     return samples
 
 
+def wakeups(n):
+    """Voluntary context switches per message of an answering process, per way of waiting."""
+    for how in ("recv", "poll"):
+        a, b = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            a.close()
+            poller = select.poll()
+            poller.register(b.fileno(), select.POLLIN)
+            while True:
+                if how == "poll":
+                    poller.poll()
+                    data = b.recv(64, socket.MSG_DONTWAIT)
+                else:
+                    data = b.recv(64)
+                if not data:
+                    os._exit(0)
+                b.sendall(b"r")
+        b.close()
+
+        def switches():
+            with open(f"/proc/{pid}/status") as f:
+                return next(int(line.split()[1]) for line in f if line.startswith("voluntary_ctxt_switches"))
+        for _ in range(200):  # warm-up
+            a.sendall(b"x")
+            a.recv(1)
+        before = switches()
+        for _ in range(n):
+            a.sendall(b"x")
+            a.recv(1)
+            time.sleep(0.0001)  # the answerer is asleep again before the next message
+        print(f"waiting in {how}(): {(switches() - before) / n:.2f} sleeps per message")
+        a.close()
+        os.waitpid(pid, 0)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=5000)
     ap.add_argument("--fanout", type=int, default=0, help="K receivers per round (0: one round trip)")
     ap.add_argument("--relay", action="store_true", help="through a relay process (with --fanout)")
     ap.add_argument("--size", type=int, default=0, help="bytes per message (default 120, or 4096 with --fanout)")
+    ap.add_argument("--wakeups", action="store_true", help="sleeps per message: waiting in recv() or in poll()")
     args = ap.parse_args()
+    if args.wakeups:
+        return wakeups(min(args.n, 2000))
     size = args.size or (4096 if args.fanout else 120)  # 120: about a call frame's header
     if args.relay:
         if not args.fanout:

@@ -11,6 +11,7 @@ one subcommand of this file per measurement in a fresh process, and reads the on
     python bench/workload.py calls                      a short mixed load (bench/jvm_options.py)
     python bench/workload.py cpu --cluster-pids P1,P2   CPU per call in driver, workers, cluster (bench/profile.py)
     python bench/workload.py trace --go FILE            spaced sync calls for a syscall timeline (bench/profile.py)
+    python bench/workload.py timeline --n N             a broadcast round's steps in time (bench/ab_calls.py)
     python bench/workload.py multihost --node-ip IP --kill-pids P1,P2 [--quick]
                                                         broadcast to 8 actors on two hosts, then kill host 2
 """
@@ -67,6 +68,9 @@ class Echo:
 
     def node_ip(self):
         return ray.util.get_node_ip_address()
+
+    def stamp(self, b):
+        return time.perf_counter()  # CLOCK_MONOTONIC: comparable with the driver's clock
 
 
 def make(n, **opts):
@@ -299,6 +303,32 @@ def cmd_cpu(args):
     emit(out)
 
 
+def cmd_timeline(args):
+    """Where a broadcast round to 4 actors spends its time: --n rounds after 2,000 warm-up rounds,
+    each actor stamping when its method runs. Prints the round's p50 / mean / p90 and the median
+    of each step, from the first .remote(): the 4 calls submitted, the k-th method to run, the
+    results all in (bench/ab_calls.py --timeline)."""
+    ray.init()
+    actors = make(4)
+    x = os.urandom(4096)
+    for _ in range(2000):
+        ray.get([w.stamp.remote(x) for w in actors])
+    rows = []
+    for _ in range(args.n):
+        t0 = time.perf_counter()
+        refs = [w.stamp.remote(x) for w in actors]
+        t1 = time.perf_counter()
+        stamps = ray.get(refs)
+        t2 = time.perf_counter()
+        rows.append([t1 - t0] + sorted(t - t0 for t in stamps) + [t2 - t0])
+    kill_all(actors)
+    ray.shutdown()
+    med = [statistics.median(r[i] for r in rows) * 1e6 for i in range(6)]
+    rounds = lat_summary([r[5] for r in rows])
+    rounds["p90_us"] = pct([r[5] * 1e6 for r in rows], 90)
+    emit({"round": rounds, "submitted_us": med[0], "kth_method_us": med[1:5], "all_in_us": med[5]})
+
+
 def cmd_trace(args):
     """A few sync calls spaced apart, for a syscall timeline: prints the pids, waits for a go file."""
     ray.init()
@@ -470,7 +500,8 @@ T_IMPORT_DONE = time.perf_counter()
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["init", "main", "vllm", "multihost", "twohost", "calls", "cpu", "trace"])
+    ap.add_argument("cmd", choices=["init", "main", "vllm", "multihost", "twohost", "calls", "cpu", "trace",
+                                    "timeline"])
     ap.add_argument("--cluster-pids", default="")
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--hold", type=float, default=0)
@@ -480,7 +511,7 @@ def main():
     ap.add_argument("--kill-pids", default="")
     args = ap.parse_args()
     {"init": cmd_init, "main": cmd_main, "vllm": cmd_vllm, "multihost": cmd_multihost, "twohost": cmd_twohost,
-     "calls": cmd_calls, "cpu": cmd_cpu, "trace": cmd_trace}[args.cmd](args)
+     "calls": cmd_calls, "cpu": cmd_cpu, "trace": cmd_trace, "timeline": cmd_timeline}[args.cmd](args)
 
 
 if __name__ == "__main__":
