@@ -222,17 +222,42 @@ def test_waiter_polls_for_quick_replies_and_stops_polling_when_they_are_slow(mon
     c.spin.budget = 0.002  # now every reply comes later than the window
     delay["s"] = 0.02
     polls.clear()
+    yields = []
+    real_yield = os.sched_yield
+    monkeypatch.setattr(os, "sched_yield", lambda: (yields.append(1), real_yield())[1])
     for n in range(20):
         assert c.request("echo", {"n": n}, timeout=10)["n"] == n
     assert polls[:8] == [False] * 8  # it polled and missed, then fell back to blocking
+    # between two looks it gave the CPU to any thread that waited for it (the worker
+    # computing the reply may share its core)
+    assert len(yields) >= 8, len(yields)
     assert len(polls) < 20 and c.spin.window() == 0.0  # and stopped polling
     c.close()
 
 
-def test_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_ends(monkeypatch):
-    """An idle worker waits for its next call for as long as there is none: the idle
-    reader must not wake every 5 ms meanwhile, and once the wait ends it must take over at
-    once (pushes then arrive while nobody waits)."""
+def _start_waiting(c, done):
+    """A thread in ``c.wait_for(done)``; returns it once the connection counts it."""
+    import time
+    waiter = threading.Thread(target=c.wait_for, args=(done, 30), daemon=True)
+    waiter.start()
+    deadline = time.monotonic() + 10
+    while c._waiting == 0 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return waiter
+
+
+def _recording_checks(c):
+    """Record the timeout of each check the idle reader makes."""
+    checks = []
+    wait = c._idle.wait
+    c._idle.wait = lambda timeout=None: (checks.append(timeout), wait(timeout))[1]
+    return checks
+
+
+def test_prompt_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_ends(monkeypatch):
+    """While a callback waits for a push (prompt mode), an idle driver's long ray.get must
+    not wake the idle reader every 5 ms, and once the wait ends the idle reader must take
+    over at once (pushes then arrive while nobody waits)."""
     import time
     import ray._beam.connection as connection_module
     # a long ceiling, so that a missed wake-up would show as a delay of about a second
@@ -246,17 +271,12 @@ def test_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_ends(monk
             threading.Thread(target=later).start()
     d = FakeDaemon(handler)
     c = Connection(d.path)
-    checks = []
-    wait = c._idle.wait
-    c._idle.wait = lambda timeout=None: (checks.append(timeout), wait(timeout))[1]
+    c.prompt_pushes = lambda: True
+    checks = _recording_checks(c)
     got = threading.Event()
     c.on("pushed", lambda h, p: got.set())
     stop = threading.Event()
-    waiter = threading.Thread(target=c.wait_for, args=(stop.is_set, 30), daemon=True)
-    waiter.start()
-    deadline = time.monotonic() + 10
-    while c._waiting == 0 and time.monotonic() < deadline:
-        time.sleep(0.001)
+    waiter = _start_waiting(c, stop.is_set)
     c.start()  # the idle reader finds a waiter, so it goes to its periodic checks
     time.sleep(1.5)  # checks at 5, 10, 20, ... ms; the one from 1.275 s lasts 1.28 s
     assert 0 < len(checks) < 20, checks  # not 300 checks of 5 ms
@@ -269,6 +289,128 @@ def test_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_ends(monk
     assert got.wait(5)
     assert time.monotonic() - t0 < 0.6, "the idle reader was not woken when the wait ended"
     c.close()
+
+
+def test_idle_reader_sleeps_while_waits_follow_each_other(monkeypatch):
+    """With no callback waiting (slow mode), a thread that waits call after call must not
+    wake the idle reader every 5 ms; pushes that come once it stops are still handled."""
+    import time
+    import ray._beam.connection as connection_module
+    monkeypatch.setattr(connection_module, "IDLE_RECHECK_MAX_S", 0.3)
+
+    def handler(h, p, send):
+        if h["op"] == "echo":
+            send({"op": "reply", "rid": h["rid"], "ok": True})
+        elif h["op"] == "push_later":
+            def later():
+                time.sleep(0.05)
+                send({"op": "pushed"})
+            threading.Thread(target=later).start()
+    d = FakeDaemon(handler)
+    c = Connection(d.path)
+    checks = _recording_checks(c)
+    got = threading.Event()
+    c.on("pushed", lambda h, p: got.set())
+    c.request("echo")  # the first wait: the idle reader then starts its checks
+    c.start()
+    end = time.monotonic() + 1.0
+    calls = 0
+    while time.monotonic() < end:
+        c.request("echo")
+        calls += 1
+    assert calls > 100, calls  # waits did end and begin again, many times
+    assert 0 < len(checks) <= 6, checks  # about 1.0 / 0.3 checks, not 200 of 5 ms
+    assert set(checks) == {0.3}
+    t0 = time.monotonic()
+    c.send("push_later")  # answered 50 ms later, with nobody waiting
+    assert got.wait(5), "a push with nobody waiting was never handled"
+    assert time.monotonic() - t0 < 2.0
+    c.close()
+
+
+def test_a_callback_that_begins_to_wait_makes_the_idle_reader_prompt_at_once(monkeypatch):
+    """The idle reader in a slow check (here 30 s) is woken when a callback begins to wait,
+    and then handles a push that comes after the last waiter left within IDLE_RECHECK_S,
+    not 30 s later."""
+    import time
+    import ray._beam.connection as connection_module
+    monkeypatch.setattr(connection_module, "IDLE_RECHECK_MAX_S", 30.0)
+
+    def handler(h, p, send):
+        if h["op"] == "push_later":
+            def later():
+                time.sleep(0.2)
+                send({"op": "pushed"})
+            threading.Thread(target=later).start()
+    d = FakeDaemon(handler)
+    c = Connection(d.path)
+    checks = _recording_checks(c)
+    prompt = threading.Event()
+    c.prompt_pushes = prompt.is_set
+    got = threading.Event()
+    c.on("pushed", lambda h, p: got.set())
+    stop = threading.Event()
+    waiter = _start_waiting(c, stop.is_set)
+    c.start()
+    deadline = time.monotonic() + 5
+    while not checks and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert checks == [30.0]  # a slow check
+    prompt.set()
+    c.pushes_now_prompt()
+    time.sleep(0.1)
+    assert 0.005 in checks[1:], checks  # woken, and now checking often
+    c.send("push_later")  # answered 200 ms later; the waiter leaves before that
+    stop.set()
+    d.send({"op": "nudge"})
+    waiter.join(5)
+    t0 = time.monotonic()
+    assert got.wait(5)
+    assert time.monotonic() - t0 < 1.0, "the push waited for the slow check"
+    c.close()
+
+
+def test_a_waiting_thread_sleeps_through_the_daemon_reading_what_it_wrote():
+    """Linux wakes a thread blocked in recv() on a unix socket when the peer reads what this
+    side wrote (room to write again). A waiting thread must sleep in poll() instead: an
+    actor worker would otherwise wake twice per call (framebuffer.py)."""
+    import time
+    folder = tempfile.mkdtemp(prefix="beam-fake-")
+    _made_dirs.append(folder)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(os.path.join(folder, "d.sock"))
+    server.listen(1)
+    c = Connection(os.path.join(folder, "d.sock"))  # no idle reader: only the waiter reads
+    peer, _ = server.accept()
+    c.spin.budget = 0.0  # sleeps at once, as an actor worker does
+    c.send("note", {"n": 1}, b"x" * 1000)  # lies unread in the socket for now
+    stop = threading.Event()
+    tid = []
+    waiter = threading.Thread(target=lambda: (tid.append(threading.get_native_id()),
+                                              c.wait_for(stop.is_set)), daemon=True)  # no timeout, as a worker waits
+    waiter.start()
+
+    def sleeping_and_switches():
+        with open(f"/proc/self/task/{tid[0]}/status") as f:
+            fields = dict(line.split(":", 1) for line in f)
+        return fields["State"].split()[0] == "S", int(fields["voluntary_ctxt_switches"])
+    deadline, seen, steady = time.monotonic() + 10, None, 0
+    while steady < 5 and time.monotonic() < deadline:  # asleep, and staying asleep
+        time.sleep(0.01)
+        now = sleeping_and_switches() if tid else None
+        steady = steady + 1 if now is not None and now[0] and now == seen else 0
+        seen = now
+    assert steady >= 5, "the waiting thread never settled into its sleep"
+    assert peer.recv(65536)  # the daemon reads what the client wrote
+    time.sleep(0.3)
+    assert sleeping_and_switches() == seen, "the waiting thread woke because the peer read"
+    stop.set()
+    peer.sendall(framing.encode_frame({"op": "nudge"}))  # a real frame wakes it; it finds stop set
+    waiter.join(5)
+    assert not waiter.is_alive()
+    c.close()
+    peer.close()
+    server.close()
 
 
 def test_a_timed_wait_ends_at_its_deadline_whether_or_not_it_polled(monkeypatch):

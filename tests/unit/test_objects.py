@@ -140,3 +140,30 @@ def test_an_entry_lives_as_long_as_any_of_its_refs():
     assert len(t) == 1, "one ref is left"
     del copy
     assert len(t) == 0
+
+
+def test_callbacks_on_pending_objects_make_the_idle_reader_prompt():
+    """While a callback or future waits for a pending object, its result must be handled
+    soon even with no thread in ray.get (connection.py, the idle reader's prompt checks):
+    the table says so, and calls its hook on the first such object only."""
+    t = ObjectTable()
+    woken = []
+    t.on_first_watch = lambda: woken.append(t.watched())
+    a, b = t.register("aa" * 28), t.register("bb" * 28)
+    assert not t.watched()
+    fut = a.future()
+    a._on_completed(lambda v: None)  # a second callback on the same object
+    b.future()
+    assert t.watched() and woken == [True]  # one wake-up, on the first
+    t.resolve(a.hex(), data=cloudpickle.dumps(1))
+    assert fut.result(1) == 1 and t.watched()  # b still waits
+    t.resolve(b.hex(), error=ActorDiedError("dead"))
+    assert not t.watched()
+    c = t.register("cc" * 28)
+    t.resolve(c.hex(), data=cloudpickle.dumps(3))
+    c.future()  # already done: nothing waits
+    assert not t.watched() and woken == [True]
+    t.register("dd" * 28).future()
+    assert t.watched() and woken == [True, True]
+    t.fail_pending(lambda: ActorDiedError("gone"))  # shutdown fails it: nothing waits any more
+    assert not t.watched()

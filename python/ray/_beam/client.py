@@ -46,6 +46,8 @@ class Client:
         self.table = ObjectTable(self.conn.cond)
         self.table.wait_for = self.conn.wait_for
         self.table.flush_writes = self._flush_writes
+        self.table.on_first_watch = self.conn.pushes_now_prompt
+        self.conn.prompt_pushes = self.table.watched
         self.submitter = Submitter(self.conn, self.table)
         self.pgs = PgTracker(self)
         self.actor: Optional[dict] = None  # the actor_init header, inside an actor worker

@@ -8,14 +8,22 @@ without a hand-off between threads (each hand-off costs a wake-up, tens of micro
   itself and dispatches every frame that arrives, until ``done()`` holds; then it gives the
   role back. Otherwise it sleeps on ``cond`` until the reader's dispatch or the role's
   release wakes it.
-- The *idle reader* thread reads only while no thread waits: it checks every
-  IDLE_RECHECK_S whether that is so, then polls the socket without the role, and takes the
-  role for what has arrived. While one wait goes on (no waiter left since the last check:
-  an idle worker waiting for its next call, a driver in a long ``ray.get``) the checks back
-  off, doubling up to IDLE_RECHECK_MAX_S, and the waiter that leaves such a wait wakes the
-  idle reader itself. So an idle process wakes a few times a second, not 200. It keeps pushes
-  (results for callbacks and futures, logs, placement group events) flowing while the
-  program does something else.
+- The *idle reader* thread reads only while no thread waits: it checks whether that is so,
+  then polls the socket without the role, and takes the role for what has arrived. It keeps
+  pushes flowing while the program does something else. How often it checks depends on who
+  needs those pushes:
+  - *prompt*, while a callback or future waits for an object (``prompt_pushes()``, which the
+    client points at its object table): every IDLE_RECHECK_S, so such a push is handled
+    within that once the last waiter has left. While one wait goes on (no waiter left since
+    the last check: a driver in a long ``ray.get``) the checks back off, doubling up to
+    IDLE_RECHECK_MAX_S, and the waiter that leaves such a wait wakes the idle reader itself.
+  - *slow*, otherwise: every IDLE_RECHECK_MAX_S. What then arrives while nobody waits (logs,
+    warnings, results nobody asked for yet) can wait that long; a waiter dispatches it
+    anyway. A program that waits call after call (a broadcast loop, a worker between calls)
+    then does not wake its idle reader 200 times a second (docs/PERFORMANCE.md, "Sleeping in
+    poll, not in recv").
+  Registering the first callback on a pending object wakes the idle reader
+  (``pushes_now_prompt``), so it turns prompt at once.
 
 Frames with a ``rid`` are replies to requests; everything else goes to the push handler
 registered for its op. Handlers run on whichever thread reads and must never block (they
@@ -32,6 +40,7 @@ from __future__ import annotations
 import builtins
 import itertools
 import logging
+import os
 import select
 import socket
 import threading
@@ -79,10 +88,11 @@ class _Waiter:
         self.error: Optional[BaseException] = None
 
 
-# How soon the idle reader takes over once the last waiter has left. Waking it on every
-# leave cost two extra thread wake-ups per sync call (leave, then the next reply's poll).
+# How soon the idle reader takes over once the last waiter has left, while a callback or
+# future waits for a push. Waking it on every leave cost two extra thread wake-ups per sync
+# call (leave, then the next reply's poll).
 IDLE_RECHECK_S = 0.005
-IDLE_RECHECK_MAX_S = 0.2  # the check's period while one wait goes on
+IDLE_RECHECK_MAX_S = 0.2  # the check's period otherwise, and while one wait goes on
 
 
 class Connection:
@@ -114,6 +124,10 @@ class Connection:
         self.spin = SpinPolicy(budget_from_env())  # only the read role's holder uses it
         self._frames = FrameBuffer(self._sock)  # only the read role's holder touches it
         self._idle_reader = threading.Thread(target=self._idle_loop, name="beam-reader", daemon=True)
+        # Whether something waits for a push outside wait_for, so that the idle reader must
+        # check often (the module doc); called under the lock. The client installs its
+        # object table's answer.
+        self.prompt_pushes: Callable[[], bool] = lambda: False
 
     def start(self) -> None:
         """Start the idle reader (after push handlers are registered)."""
@@ -200,10 +214,16 @@ class Connection:
             with mutex:
                 self._leave()
 
+    def pushes_now_prompt(self) -> None:
+        """Something has begun to wait for a push outside wait_for (``prompt_pushes()`` now
+        holds): wake the idle reader, which may be in a slow check, to check promptly."""
+        with self._mutex:
+            self._idle.notify()
+
     def _leave(self) -> None:
         """One waiter fewer (under ``cond``). The idle reader is not woken: it looks again
-        within IDLE_RECHECK_S, so a program that waits call after call never wakes it;
-        unless it has backed off (a long wait ends), then it is woken here, once."""
+        within its check period, so a program that waits call after call never wakes it;
+        unless it is prompt and has backed off (a long wait ends), then it is woken here."""
         self._waiting -= 1
         self._leaves += 1
         if self._waiting == 0 and self._idle_backed_off:
@@ -272,9 +292,7 @@ class Connection:
                 if not (block and self._poll(timeout, replies)):
                     if timeout is not None:  # what is left of it after polling
                         timeout = max(0.0, timeout - (time.monotonic() - polled_from))
-                    if block and timeout is not None and not _readable(self._sock, timeout):
-                        return
-                    if not self._frames.fill(block):
+                    if not self._frames.fill(block, timeout):
                         return
                 frame = self._frames.pop()
             while frame is not None:
@@ -289,13 +307,18 @@ class Connection:
 
     def _poll(self, timeout: Optional[float], replies: int) -> bool:
         """Receive without blocking for up to the spin policy's window (spin.py); True if
-        bytes came. Timeouts shorter than the window are not polled."""
+        bytes came. Timeouts shorter than the window are not polled. Between two looks the
+        thread yields its core to any thread that waits for one: the worker computing the
+        reply may share it, and a poll that kept it off the core ran past its window and
+        taught the policy to stop polling (docs/PERFORMANCE.md, "Sleeping in poll, not in
+        recv")."""
         window = self.spin.window(replies)
         if window <= 0.0 or (timeout is not None and timeout < window):
             return False
-        fill = self._frames.fill
+        fill, pause = self._frames.fill, os.sched_yield
         end = time.perf_counter() + window
         while not fill(False):
+            pause()
             if time.perf_counter() > end:
                 self.spin.record(False)
                 return False
@@ -310,6 +333,11 @@ class Connection:
             with self._idle:
                 period, seen = IDLE_RECHECK_S, self._leaves
                 while (self._waiting or self._reading) and self._closed is None:
+                    if not self.prompt_pushes():  # slow: a waiter dispatches what comes
+                        self._idle_backed_off = False
+                        self._idle.wait(IDLE_RECHECK_MAX_S)
+                        period, seen = IDLE_RECHECK_S, self._leaves
+                        continue
                     self._idle_backed_off = period > IDLE_RECHECK_S
                     self._idle.wait(period)
                     if self._leaves == seen:  # the same wait goes on: look less often
@@ -377,12 +405,6 @@ class Connection:
                 self._on_close(reason)
             except Exception:
                 logger.exception("beam: on_close callback failed")
-
-
-def _readable(sock: socket.socket, timeout: float) -> bool:
-    poller = select.poll()
-    poller.register(sock.fileno(), select.POLLIN)
-    return bool(poller.poll(max(0.0, timeout) * 1000.0))
 
 
 def _connect(address: str, timeout: float) -> socket.socket:

@@ -1,14 +1,22 @@
 """The receive side of one connection: bytes in, whole frames out (docs/PROTOCOL.md, "Frame").
 
-``fill()`` receives once (blocking, or not at all when nothing is waiting); ``pop()`` returns
-the next complete frame, or None. Small frames are cut out of one growing buffer (one recv
-usually brings a whole frame, or several); a payload over 1 MiB is received straight into
-its own buffer, so a 64 MiB argument is not copied chunk by chunk. Only the thread that
-holds the connection's read role (see connection.py) may call these.
+``fill()`` receives once (after waiting for bytes, or not at all when nothing is waiting);
+``pop()`` returns the next complete frame, or None. Small frames are cut out of one growing
+buffer (one recv usually brings a whole frame, or several); a payload over 1 MiB is received
+straight into its own buffer, so a 64 MiB argument is not copied chunk by chunk. Only the
+thread that holds the connection's read role (see connection.py) may call these.
+
+A thread waits for bytes in ``poll`` and only then receives, never in a blocking ``recv``.
+Linux wakes a thread blocked in ``recv`` on a unix socket also when the peer *reads* what
+this side wrote earlier (room to write again, a wake-up ``recv`` does not filter out): an
+actor worker waiting for its next call woke once more each time the daemon read its
+result, and a driver in ``ray.get`` each time the daemon read its calls. ``poll`` for
+POLLIN sleeps through those (docs/PERFORMANCE.md, "Sleeping in poll, not in recv").
 """
 
 from __future__ import annotations
 
+import select
 import socket
 from typing import Optional, Tuple
 
@@ -26,6 +34,8 @@ class FrameBuffer:
         self._plen = 0
         self._body: Optional[bytearray] = None  # a big payload, filled in place
         self._got = 0
+        self._poller = select.poll()
+        self._poller.register(sock.fileno(), select.POLLIN)
 
     def pop(self) -> Optional[Tuple[dict, bytes]]:
         """The next complete frame received so far, or None. Raises framing.FrameError."""
@@ -54,12 +64,14 @@ class FrameBuffer:
         header, self._header = self._header, None
         return header, payload
 
-    def fill(self, block: bool = True) -> bool:
-        """Receive once. False when ``block`` is off and nothing was waiting; EOFError when
-        the peer closed. (A signal handler that raises right after the kernel handed over
-        bytes would lose them; beam's own handlers never raise, and a KeyboardInterrupt
-        usually ends the process anyway.)"""
-        flags = 0 if block else socket.MSG_DONTWAIT
+    def fill(self, block: bool = True, timeout: Optional[float] = None) -> bool:
+        """Receive once; with ``block``, wait for bytes first, up to ``timeout`` seconds (None:
+        for ever). False when nothing came; EOFError when the peer closed. (A signal handler
+        that raises right after the kernel handed over bytes would lose them; beam's own
+        handlers never raise, and a KeyboardInterrupt usually ends the process anyway.)"""
+        if block and not self._poller.poll(None if timeout is None else max(0.0, timeout) * 1000.0):
+            return False
+        flags = socket.MSG_DONTWAIT
         try:
             if self._body is not None:
                 n = self._sock.recv_into(memoryview(self._body)[self._got:], 0, flags)

@@ -74,6 +74,11 @@ class ObjectTable:
         self.flush_writes: Callable[[], None] = lambda: None
         self._entries: Dict[str, _Entry] = {}
         self._closed: Optional[Callable[[], BaseException]] = None
+        # Pending entries with callbacks: while there are any, their results must be handled
+        # soon even when no thread waits (connection.py, the idle reader's prompt checks).
+        # The client installs its connection's wake-up, called on the first such entry.
+        self._watched = 0
+        self.on_first_watch: Callable[[], None] = lambda: None
 
     def register(self, oid: str) -> "ObjectRef":
         """Create a pending entry and the first ref to it."""
@@ -101,6 +106,8 @@ class ObjectTable:
             else:
                 entry.state, entry.data, entry.value = READY, data, value
             callbacks, entry.callbacks = entry.callbacks, []
+            if callbacks:
+                self._watched -= 1
             self._cond.notify_all()
         for cb in callbacks:  # one that fails must not keep the others (drains, futures) from running
             try:
@@ -113,9 +120,17 @@ class ObjectTable:
         with self._mutex:
             entry = self._lookup(oid)
             if entry.state == PENDING:
+                if not entry.callbacks:
+                    self._watched += 1
+                    if self._watched == 1:
+                        self.on_first_watch()
                 entry.callbacks.append(callback)
                 return
         callback(entry)
+
+    def watched(self) -> bool:
+        """Whether a callback waits for a pending object (under the lock)."""
+        return self._watched > 0
 
     def entry(self, oid: str) -> _Entry:
         with self._mutex:

@@ -6,7 +6,9 @@ On a virtual machine a thread that sleeps in ``recv`` and is woken by the kernel
 usually answered within a few hundred microseconds, so the waiting thread first polls the
 socket without blocking for up to ``budget`` seconds and only then sleeps.
 
-Polling burns a core, so it is only worth it while waits are short. ``window()`` is asked
+Polling burns a core, so it is only worth it while waits are short. (It yields the core
+between two looks, so a thread that waits for a core on the same one, such as the worker
+computing the reply, runs first; see Connection._poll.) ``window()`` is asked
 before each receive that would sleep (one or more per wait) how long to poll first;
 ``record()`` is told whether that poll found bytes. The policy keeps a moving average of the
 hit rate (each poll weighs 1/8); while it is at least ``MIN_HIT_RATE`` the thread polls before
