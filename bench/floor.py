@@ -14,6 +14,8 @@ that runs K actors as K processes could broadcast on this machine (no daemon, no
 pickling), so it bounds the broadcast figure from below. With --relay the messages go
 through a middle process instead, beam's star in miniature: it reads the sender's stream
 and writes each message to its receiver; a thread per receiver writes its replies back.
+With --relay --hosts 2, half the receivers sit behind a second relay process that the first
+one forwards to (the broadcast to 8 actors on two hosts: head daemon, joined daemon).
 
 With --wakeups: how often a process that answers messages sleeps per message when it waits
 for the next one in a blocking recv() and when it waits in poll() (voluntary context switches
@@ -49,14 +51,20 @@ def spawn(size):
     return a
 
 
-def spawn_relay(k, size):
+def spawn_relay(k, size, hosts=1):
     """A relay process with k receivers behind it; returns the sender's end. Each message
-    on it is a 4-byte receiver index and ``size`` bytes; replies come back as they are."""
+    on it is a 4-byte receiver index and ``size`` bytes; replies come back as they are.
+    With ``hosts`` 2, the second half of the receivers sit behind a second relay, as an
+    actor on a joined node sits behind its daemon."""
     a, b = socket.socketpair()
     if os.fork() == 0:
         a.close()
-        kids = [spawn(size) for _ in range(k)]
+        near = k // 2 if hosts == 2 else k
+        kids = [spawn(size) for _ in range(near)]
+        far = spawn_relay(k - near, size) if hosts == 2 else None
         lock = threading.Lock()
+        if far is not None:
+            threading.Thread(target=lambda: forward_replies(far, b, lock), daemon=True).start()
 
         def replies(kid):
             while data := kid.recv(64):
@@ -69,11 +77,22 @@ def spawn_relay(k, size):
         while data := b.recv(1 << 20):
             buf += data
             while len(buf) >= 4 + size:
-                kids[int.from_bytes(buf[:4], "big")].sendall(buf[4:4 + size])
+                i = int.from_bytes(buf[:4], "big")
+                if i < near:
+                    kids[i].sendall(buf[4:4 + size])
+                else:  # to the second relay, with the index it knows
+                    far.sendall((i - near).to_bytes(4, "big") + buf[4:4 + size])
                 buf = buf[4 + size:]
         os._exit(0)
     b.close()
     return a
+
+
+def forward_replies(src, dst, lock):
+    while data := src.recv(64):
+        with lock:
+            dst.sendall(data)
+    os._exit(0)
 
 
 def relayed_rounds(sock, k, size, n):
@@ -143,6 +162,8 @@ def main():
     ap.add_argument("--n", type=int, default=5000)
     ap.add_argument("--fanout", type=int, default=0, help="K receivers per round (0: one round trip)")
     ap.add_argument("--relay", action="store_true", help="through a relay process (with --fanout)")
+    ap.add_argument("--hosts", type=int, choices=(1, 2), default=1,
+                    help="with --relay 2: half the receivers behind a second relay (a joined node's daemon)")
     ap.add_argument("--size", type=int, default=0, help="bytes per message (default 120, or 4096 with --fanout)")
     ap.add_argument("--wakeups", action="store_true", help="sleeps per message: waiting in recv() or in poll()")
     args = ap.parse_args()
@@ -152,7 +173,7 @@ def main():
     if args.relay:
         if not args.fanout:
             ap.error("--relay needs --fanout K")
-        sock = spawn_relay(args.fanout, size)
+        sock = spawn_relay(args.fanout, size, args.hosts)
         relayed_rounds(sock, args.fanout, size, 500)  # warm-up
         samples = sorted(relayed_rounds(sock, args.fanout, size, args.n))
         sock.close()
@@ -165,7 +186,8 @@ def main():
             s.close()
     p50, p99 = samples[len(samples) // 2], samples[int(len(samples) * 0.99)]
     if args.relay:
-        print(f"{size} bytes to {args.fanout} processes and back through a relay process: p50 {p50 * 1e6:.0f} us, "
+        via = "a relay process" if args.hosts == 1 else "a relay process (half of them behind a second one)"
+        print(f"{size} bytes to {args.fanout} processes and back through {via}: p50 {p50 * 1e6:.0f} us, "
               f"p99 {p99 * 1e6:.0f} us")
     elif args.fanout:
         print(f"{size} bytes to {args.fanout} processes and back, straight: p50 {p50 * 1e6:.0f} us, "
