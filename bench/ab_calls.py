@@ -13,7 +13,8 @@ counter, read with jcmd), then `ray stop`. Prints the medians over rounds.
 
 With --two-hosts each round joins a second daemon on 127.0.0.2 (as bench/bench.py does) and
 times the cross-host path instead: N sync calls to an actor on the joined node, and N/3
-broadcasts to 4 actors on each host (`bench/workload.py twohost`).
+broadcasts to 4 actors on each host (`bench/workload.py twohost`), then N/3 more while it
+reads the CPU each process group spends per round, and when the 4th method on each host ran.
 
 With --timeline each round times N broadcasts to 4 actors after 2,000 warm-up rounds
 (`bench/workload.py timeline`): the round's p50, mean and p90, and the median time from the
@@ -89,15 +90,23 @@ def two_host_round(procs, pkg, extra_env, n):
     tmp2 = tempfile.mkdtemp(prefix="ab2.", dir="/tmp")
     env, ray = start_time.variant_env(pkg, extra_env, tmp)
     try:
-        address = start_head(procs, ray, env, tmp)["address"]
+        head = start_head(procs, ray, env, tmp)
+        address = head["address"]
         with open(os.path.join(tmp, "session_latest", "auth_token")) as f:
             join_env = dict(env, RAY_AUTH_TOKEN=f.read().strip())
         procs.run(ray + ["start", "--address", address, "--num-cpus", "8", "--temp-dir", tmp2,
                          "--node-ip-address", bench.JOIN_IP], join_env, timeout=120)
+        with open(os.path.join(tmp2, "session_latest", "node.json")) as f:
+            daemons = f"{head['pid']},{json.load(f)['pid']}"
         r = bench.run_workload(procs, start_time.PYTHON, env, "twohost", "--n", str(n), "--node-ip", bench.JOIN_IP,
-                               timeout=600)
+                               "--cluster-pids", daemons, timeout=600)
+        cpu = r["bcast8_cpu_us"]
         return {"remote sync p50 (us)": r["remote_sync"]["p50_us"], "remote sync p99 (us)": r["remote_sync"]["p99_us"],
-                "bcast8 p50 (us)": r["bcast8"]["p50_us"], "bcast8 p99 (us)": r["bcast8"]["p99_us"]}
+                "bcast8 p50 (us)": r["bcast8"]["p50_us"], "bcast8 p99 (us)": r["bcast8"]["p99_us"],
+                **{f"CPU {k} (us)": cpu[k] for k in ("driver", "head daemon", "joined daemon", "local workers",
+                                                     "remote workers", "total")},
+                "4th local method (us)": cpu["local methods run at"][3],
+                "4th remote method (us)": cpu["remote methods run at"][3]}
     finally:
         procs.run(ray + ["stop", "--temp-dir", tmp2], env, timeout=60, check=False)
         procs.run(ray + ["stop", "--temp-dir", tmp], env, timeout=60, check=False)

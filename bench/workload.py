@@ -440,7 +440,30 @@ def cmd_twohost(args):
     local = make(4, resources={f"node:{head_ip}": 0.001})
     remote_ = make(4, resources={f"node:{args.node_ip}": 0.001})
     assert ray.get([a.node_ip.remote() for a in remote_]) == [args.node_ip] * 4
-    emit({"remote_sync": sync_calls(remote_[0], args.n), "bcast8": broadcast(local + remote_, max(1, args.n // 3))})
+    res = {"remote_sync": sync_calls(remote_[0], args.n), "bcast8": broadcast(local + remote_, max(1, args.n // 3))}
+    if args.cluster_pids:  # the head's and the joined daemon's pids: where a round's CPU goes
+        res["bcast8_cpu_us"] = _two_host_cpu(local, remote_, [int(p) for p in args.cluster_pids.split(",")],
+                                             max(1, args.n // 3))
+    emit(res)
+
+
+def _two_host_cpu(local, remote_, daemons, n):
+    """CPU per broadcast round to 4 + 4 actors in each process group, and the median time from
+    the round's start until the k-th local and the k-th remote method ran (stamp)."""
+    pids = {"driver": [os.getpid()], "head daemon": daemons[:1], "joined daemon": daemons[1:],
+            "local workers": ray.get([a.pid.remote() for a in local]),
+            "remote workers": ray.get([a.pid.remote() for a in remote_])}
+    actors, x = local + remote_, os.urandom(4096)
+    before, steps = {k: cpu_seconds(v) for k, v in pids.items()}, []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        stamps = ray.get([w.stamp.remote(x) for w in actors])
+        steps.append([sorted(t - t0 for t in stamps[:4]), sorted(t - t0 for t in stamps[4:])])
+    out = {k: (cpu_seconds(v) - before[k]) / n * 1e6 for k, v in pids.items()}
+    out["total"] = sum(out.values())
+    for side, i in (("local", 0), ("remote", 1)):
+        out[f"{side} methods run at"] = [statistics.median(s[i][k] for s in steps) * 1e6 for k in range(4)]
+    return out
 
 
 def cmd_multihost(args):
