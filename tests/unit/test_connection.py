@@ -424,3 +424,19 @@ def test_a_timed_wait_ends_at_its_deadline_whether_or_not_it_polled(monkeypatch)
         c.request("slow", timeout=0.6)
     assert time.monotonic() - t0 < 0.9  # not 0.5 s of polling plus the whole 0.6 s again
     c.close()
+
+
+def test_a_wait_with_no_time_left_still_takes_what_has_arrived():
+    """ray.wait(refs, timeout=0) in a loop must see results once they are in the socket,
+    whether or not the idle reader has come round to reading them."""
+    import time
+    d = FakeDaemon(lambda h, p, send: send({"op": "pushed"}) if h["op"] == "poke" else None)
+    c = Connection(d.path)  # no idle reader: nobody else reads
+    got = threading.Event()
+    c.on("pushed", lambda h, p: got.set())
+    c.send("poke")
+    time.sleep(0.3)  # the push lies in the socket
+    assert not got.is_set()
+    assert c.wait_for(got.is_set, 0) is True
+    assert c.wait_for(lambda: False, 0) is False  # nothing more: it gives up at once
+    c.close()

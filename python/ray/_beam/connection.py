@@ -180,9 +180,13 @@ class Connection:
 
         Reads and dispatches frames itself while no other thread holds the read role (the
         module doc). Once the link is closed it only waits: closing fails every pending
-        reply and object, which makes ``done()`` true for those.
+        reply and object, which makes ``done()`` true for those. When the time is up it
+        still takes what has arrived, if it can take the role, before it gives up: so
+        ``ray.wait(refs, timeout=0)`` in a loop sees results as they come, without relying
+        on the idle reader.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        looked = False  # whether it has read without blocking since the time was up
         try:
             self._outbox.flush()  # what we wait for may hang on calls still held back
         except ConnectionError:
@@ -197,14 +201,17 @@ class Connection:
                         if done():
                             return True
                         remaining = None if deadline is None else deadline - time.monotonic()
-                        if remaining is not None and remaining <= 0:
-                            return False
-                        if not self._reading and self._closed is None:
+                        expired = remaining is not None and remaining <= 0
+                        if not self._reading and self._closed is None and not (expired and looked):
                             self._reading = True
+                            looked = expired
                             break
+                        if expired:
+                            return False
                         cond.wait(remaining)
                 try:
-                    self._read_some(remaining, replies=replies() if callable(replies) else replies)
+                    self._read_some(remaining, block=not looked,
+                                    replies=replies() if callable(replies) else replies)
                 finally:
                     with mutex:
                         self._reading = False
