@@ -440,3 +440,33 @@ def test_a_wait_with_no_time_left_still_takes_what_has_arrived():
     assert c.wait_for(got.is_set, 0) is True
     assert c.wait_for(lambda: False, 0) is False  # nothing more: it gives up at once
     c.close()
+
+
+def test_a_closed_connection_is_never_polled_and_huge_timeouts_are_fine():
+    """A reader must not poll the fd number of a closed socket (another file may own it by
+    then), and a timeout beyond poll()'s range (about 24.8 days) must not raise."""
+    import time
+    d = FakeDaemon(lambda h, p, send: send({"op": "pushed"}) if h["op"] == "poke" else None)
+    c = Connection(d.path)
+    c.send("poke")
+    time.sleep(0.3)  # the push lies in the socket
+    assert c._frames.fill(True, 1e10) is True  # poll(1e13 ms) would raise OverflowError
+    fd = c._sock.fileno()
+    c.close()
+    pipes = [os.pipe() for _ in range(8)]  # one of them most likely takes over the fd number
+    assert any(fd in p for p in pipes), "could not reuse the fd number; the check below proves less"
+    outcome = []
+
+    def read_after_close():
+        try:
+            c._frames.fill(True)
+            outcome.append("returned")
+        except OSError as e:
+            outcome.append(e)
+    t = threading.Thread(target=read_after_close, daemon=True)
+    t.start()
+    t.join(5)
+    for p in pipes:
+        for end in p:
+            os.close(end)
+    assert outcome and isinstance(outcome[0], OSError), outcome or "it waited on another file's fd"

@@ -167,3 +167,22 @@ def test_callbacks_on_pending_objects_make_the_idle_reader_prompt():
     assert t.watched() and woken == [True, True]
     t.fail_pending(lambda: ActorDiedError("gone"))  # shutdown fails it: nothing waits any more
     assert not t.watched()
+
+
+def test_a_pending_ref_takes_what_has_arrived_before_it_is_pickled():
+    """A ref nested in an argument carries its value if it is ready when pickled; a result
+    that lies unread in the socket counts as ready: pickling reads it first (no waiting)."""
+    t = ObjectTable()
+    ref = t.register("ee" * 28)
+    looks = []
+
+    def wait_for(done, timeout, replies=1):  # the connection's read finds the result
+        looks.append(timeout)
+        t.resolve(ref.hex(), data=cloudpickle.dumps("arrived"))
+        return done()
+    t.wait_for = wait_for
+    rebuild, (oid, data) = ref.__reduce__()
+    assert looks == [0] and oid == ref.hex()
+    assert data is not None and cloudpickle.loads(data) == "arrived"
+    ref.__reduce__()
+    assert looks == [0]  # a ready ref is pickled without a look

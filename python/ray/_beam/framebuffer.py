@@ -16,6 +16,7 @@ POLLIN sleeps through those (docs/PERFORMANCE.md, "Sleeping in poll, not in recv
 
 from __future__ import annotations
 
+import errno
 import select
 import socket
 from typing import Optional, Tuple
@@ -24,6 +25,7 @@ from ray._beam import framing
 
 _CHUNK = 256 * 1024  # bytes asked for per recv
 _BIG = 1 << 20  # payloads above this get a buffer of their own
+_MAX_POLL_S = 3600.0  # longer waits poll again (poll() takes at most INT_MAX milliseconds)
 
 
 class FrameBuffer:
@@ -68,9 +70,14 @@ class FrameBuffer:
         """Receive once; with ``block``, wait for bytes first, up to ``timeout`` seconds (None:
         for ever). False when nothing came; EOFError when the peer closed. (A signal handler
         that raises right after the kernel handed over bytes would lose them; beam's own
-        handlers never raise, and a KeyboardInterrupt usually ends the process anyway.)"""
-        if block and not self._poller.poll(None if timeout is None else max(0.0, timeout) * 1000.0):
-            return False
+        handlers never raise, and a KeyboardInterrupt usually ends the process anyway.)
+        A wait longer than _MAX_POLL_S returns False after that; the caller waits again."""
+        if block:
+            if self._sock.fileno() < 0:  # closed: its fd number may belong to another file now
+                raise OSError(errno.EBADF, "the connection's socket is closed")
+            wait_ms = _MAX_POLL_S * 1000.0 if timeout is None else min(max(0.0, timeout), _MAX_POLL_S) * 1000.0
+            if not self._poller.poll(wait_ms):
+                return False
         flags = socket.MSG_DONTWAIT
         try:
             if self._body is not None:

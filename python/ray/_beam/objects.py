@@ -272,7 +272,12 @@ class ObjectRef:
                 pass
 
     def __reduce__(self):
-        data = self._table.entry(self._oid).dumps() if self._table is not None else None
+        table, data = self._table, None
+        if table is not None:
+            entry = table.entry(self._oid)
+            if entry.state == PENDING:  # its result may lie unread in the socket: take it
+                table.wait_for(lambda: entry.state != PENDING, 0)
+            data = entry.dumps()
         return (_rebuild_ref, (self._oid, data))
 
     def _on_completed(self, callback: Callable[[object], None]) -> None:
