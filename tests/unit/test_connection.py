@@ -235,6 +235,24 @@ def test_waiter_polls_for_quick_replies_and_stops_polling_when_they_are_slow(mon
     c.close()
 
 
+def _push_later_daemon(delay):
+    """A fake daemon that answers 'echo' at once and 'push_later' with a 'pushed' frame
+    ``delay`` seconds later (when, in these tests, nobody waits any more)."""
+    def handler(h, p, send):
+        if h["op"] == "echo":
+            send({"op": "reply", "rid": h["rid"], "ok": True})
+        elif h["op"] == "push_later":
+            threading.Timer(delay, send, args=({"op": "pushed"},)).start()
+    return FakeDaemon(handler)
+
+
+def _pushed(c):
+    """An Event set when ``c`` dispatches a 'pushed' frame."""
+    got = threading.Event()
+    c.on("pushed", lambda h, p: got.set())
+    return got
+
+
 def _start_waiting(c, done):
     """A thread in ``c.wait_for(done)``; returns it once the connection counts it."""
     import time
@@ -263,18 +281,11 @@ def test_prompt_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_en
     # a long ceiling, so that a missed wake-up would show as a delay of about a second
     monkeypatch.setattr(connection_module, "IDLE_RECHECK_MAX_S", 30.0)
 
-    def handler(h, p, send):
-        if h["op"] == "push_later":
-            def later():
-                time.sleep(0.05)
-                send({"op": "pushed"})
-            threading.Thread(target=later).start()
-    d = FakeDaemon(handler)
+    d = _push_later_daemon(0.05)
     c = Connection(d.path)
     c.prompt_pushes = lambda: True
     checks = _recording_checks(c)
-    got = threading.Event()
-    c.on("pushed", lambda h, p: got.set())
+    got = _pushed(c)
     stop = threading.Event()
     waiter = _start_waiting(c, stop.is_set)
     c.start()  # the idle reader finds a waiter, so it goes to its periodic checks
@@ -298,19 +309,10 @@ def test_idle_reader_sleeps_while_waits_follow_each_other(monkeypatch):
     import ray._beam.connection as connection_module
     monkeypatch.setattr(connection_module, "IDLE_RECHECK_MAX_S", 0.3)
 
-    def handler(h, p, send):
-        if h["op"] == "echo":
-            send({"op": "reply", "rid": h["rid"], "ok": True})
-        elif h["op"] == "push_later":
-            def later():
-                time.sleep(0.05)
-                send({"op": "pushed"})
-            threading.Thread(target=later).start()
-    d = FakeDaemon(handler)
+    d = _push_later_daemon(0.05)
     c = Connection(d.path)
     checks = _recording_checks(c)
-    got = threading.Event()
-    c.on("pushed", lambda h, p: got.set())
+    got = _pushed(c)
     c.request("echo")  # the first wait: the idle reader then starts its checks
     c.start()
     end = time.monotonic() + 1.0
@@ -336,19 +338,12 @@ def test_a_callback_that_begins_to_wait_makes_the_idle_reader_prompt_at_once(mon
     import ray._beam.connection as connection_module
     monkeypatch.setattr(connection_module, "IDLE_RECHECK_MAX_S", 30.0)
 
-    def handler(h, p, send):
-        if h["op"] == "push_later":
-            def later():
-                time.sleep(0.2)
-                send({"op": "pushed"})
-            threading.Thread(target=later).start()
-    d = FakeDaemon(handler)
+    d = _push_later_daemon(0.2)
     c = Connection(d.path)
     checks = _recording_checks(c)
     prompt = threading.Event()
     c.prompt_pushes = prompt.is_set
-    got = threading.Event()
-    c.on("pushed", lambda h, p: got.set())
+    got = _pushed(c)
     stop = threading.Event()
     waiter = _start_waiting(c, stop.is_set)
     c.start()
