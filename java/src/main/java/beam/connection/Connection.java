@@ -126,6 +126,15 @@ public final class Connection implements AutoCloseable {
     }
 
     /**
+     * The bytes {@link #read} has taken from the socket but not yet returned as frames, for a
+     * reader that takes the socket over ({@link ReaderLoop#register}); {@code read} must not
+     * be called afterwards.
+     */
+    public byte[] takeBuffered() throws IOException {
+        return in.readNBytes(in.available()); // available(): the buffer only, the socket is not asked
+    }
+
+    /**
      * Sends a frame: written at once by this thread when the socket is free and takes it
      * without waiting, else queued for the writer thread. Never waits for the peer;
      * silently dropped once the connection is closed or closing.

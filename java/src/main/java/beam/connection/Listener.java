@@ -288,6 +288,17 @@ public final class Listener implements AutoCloseable {
     }
 
     /**
+     * Reads one more connection on this unix listener's {@link ReaderLoop}, beside its local
+     * clients: a joined node's plain-TCP link to the head, so that one thread reads both the
+     * head's calls and the workers' results (docs/PERFORMANCE.md). {@code buffered}: what
+     * was read from it before ({@link Connection#takeBuffered}).
+     */
+    public void alsoRead(Connection connection, SocketChannel channel, byte[] buffered, ReaderLoop.Handler handler) {
+        if (loop == null) throw new IllegalStateException("only a unix listener has a reader loop");
+        loop.register(connection, channel, codec, buffered, handler);
+    }
+
+    /**
      * A unix listener's clients: ends each (its handler hears onEnd) and stops the thread that
      * reads them. Separate from {@link #close}, which only stops accepting: a stopping daemon
      * keeps reading its clients until its actors are gone.

@@ -86,11 +86,22 @@ public final class ReaderLoop implements AutoCloseable {
      * shutdown), the handler hears {@code onEnd} with an {@link AsynchronousCloseException}.
      */
     public void register(Connection connection, SocketChannel channel, FrameCodec codec, Handler handler) {
+        register(connection, channel, codec, new byte[0], handler);
+    }
+
+    /**
+     * As {@link #register(Connection, SocketChannel, FrameCodec, Handler)}, for a socket that
+     * was read before ({@code buffered}: what that reading took from it and did not use,
+     * {@link Connection#takeBuffered}); its frames reach the handler first.
+     */
+    public void register(Connection connection, SocketChannel channel, FrameCodec codec, byte[] buffered,
+                         Handler handler) {
         Client client = new Client(connection, channel, new FrameAssembler(codec), handler);
         runOnLoop(() -> {
             try {
                 client.key = channel.register(selector, SelectionKey.OP_READ, client);
                 handler.attached(client);
+                if (buffered.length > 0) client.feed(ByteBuffer.wrap(buffered));
             } catch (IOException | RuntimeException e) { // closed meanwhile
                 client.end(new AsynchronousCloseException());
             }
@@ -196,18 +207,29 @@ public final class ReaderLoop implements AutoCloseable {
                         return;
                     }
                     buffer.flip();
-                    if (!assembler.feed(buffer, deliver)) {
-                        end(null);
-                        return;
-                    }
+                    if (!feed(buffer)) return;
                     if (n < buffer.capacity() || key.interestOps() == 0) return; // drained, or paused
                 }
-            } catch (FrameException | IOException e) {
+            } catch (IOException e) {
                 end(e);
             } catch (RuntimeException e) { // a bug: this client ends, the loop goes on
                 LOG.log(Level.SEVERE, "bug while reading a client; closing it", e);
                 end(e);
             }
+        }
+
+        /** Hands the frames in {@code bytes} to the handler; false once this client has ended. */
+        boolean feed(ByteBuffer bytes) {
+            try {
+                if (assembler.feed(bytes, deliver)) return true;
+                end(null);
+            } catch (FrameException e) {
+                end(e);
+            } catch (RuntimeException e) { // a bug: this client ends, the loop goes on
+                LOG.log(Level.SEVERE, "bug while reading a client; closing it", e);
+                end(e);
+            }
+            return false;
         }
 
         @Override

@@ -59,6 +59,8 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
     private Pulse pulse;
     private Connection head;
+    /** The link's socket when it is plain TCP (then the reader loop reads it), else null (TLS). */
+    private SocketChannel headChannel;
     private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
             NodeFacts.pythonVersions();
     private java.net.ServerSocket probeListener;
@@ -89,9 +91,15 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         }
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(), this::relayLocalClient).start();
         session.writeNodeJson(nodeId, nodeIp, address, ProcessHandle.current().pid());
-        // A platform thread: a plain link's channel is non-blocking and its reader waits in a
-        // selector (connectPlain), which would pin a virtual thread's carrier.
-        Thread.ofPlatform().daemon().name("head link").start(this::linkLoop);
+        if (headChannel != null) {
+            // Plain TCP: the thread that reads the local clients reads the head's frames too, so
+            // a call relayed to a worker and that worker's result wake one thread, not two.
+            unixListener.alsoRead(head, headChannel, head.takeBuffered(), headHandler());
+        } else {
+            // TLS cannot be read through a selector: a thread of its own. A platform one, since
+            // its reads block (they would pin a virtual thread's carrier).
+            Thread.ofPlatform().daemon().name("head link").start(this::linkLoop);
+        }
         pulse = new Pulse(heartbeat, "heartbeat");
         pulse.add(this::beat);
         pythonVersions.thenAccept(py -> {
@@ -114,8 +122,9 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         channel.socket().setTcpNoDelay(true);
         // Non-blocking like the unix socket's channels: what this node sends the head (results of
         // the head's calls, relayed client frames) is written by the thread that sends it when
-        // the link is free, not handed to a writer thread (Connection's class doc). There is
-        // one such link per node, so its reader and writer are platform threads.
+        // the link is free, not handed to a writer thread (Connection's class doc). Once joined,
+        // the unix listener's reader loop reads it (start); its writer is a platform thread.
+        headChannel = channel;
         return new Connection(beam.connection.Transport.nonBlocking(channel), codec, "head " + config.headAddress(),
                 Thread.ofPlatform().daemon());
     }
@@ -226,6 +235,26 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         };
     }
 
+    /** The head's frames as the reader loop hands them over; runs on its thread, so never blocks. */
+    private beam.connection.ReaderLoop.Handler headHandler() {
+        return new beam.connection.ReaderLoop.Handler() {
+            @Override
+            public boolean onFrame(Frame frame) {
+                lastSeen.touch();
+                handleFromHead(frame);
+                return true;
+            }
+
+            @Override
+            public void onEnd(Exception why) {
+                headLost(why == null ? "the head closed the link"
+                        : why instanceof FrameException ? "the head sent a malformed frame: " + why.getMessage()
+                        : "the link to the head failed: " + why.getMessage());
+            }
+        };
+    }
+
+    /** The head's frames on a TLS link, read on a thread of its own. */
     private void linkLoop() {
         String reason = "the head closed the link";
         try {

@@ -108,6 +108,36 @@ class ReaderLoopTest {
     }
 
     @Test
+    void aSocketReadBeforeIsTakenOverWithoutLosingWhatWasBuffered() throws Exception {
+        // A joined node reads its link to the head frame by frame while it joins, then hands
+        // the socket to the loop: frames already in the connection's buffer must come first.
+        loop = new ReaderLoop("test reader");
+        Path path = temp.resolve("taken.sock");
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(path));
+            SocketChannel peer = SocketChannel.open(UnixDomainSocketAddress.of(path));
+            SocketChannel mine = server.accept();
+            Connection connection = new Connection(Transport.nonBlocking(mine), CODEC, "test", Thread.ofPlatform().daemon());
+            toClose.add(peer);
+            toClose.add(connection);
+            var first = new java.io.ByteArrayOutputStream();
+            for (int i = 0; i < 5; i++) first.write(frame("f", i, i == 3 ? 100_000 : 10)); // one write: it is read in bulk
+            Client writer = new Client(peer, connection, null);
+            writer.write(first.toByteArray());
+            assertThat(connection.read().header().get("n").asInt()).isEqualTo(0); // the join's read
+            byte[] buffered = connection.takeBuffered();
+            assertThat(buffered).isNotEmpty(); // frames 1.. were read into the buffer with frame 0
+            Heard heard = new Heard();
+            loop.register(connection, mine, CODEC, buffered, heard);
+            for (int i = 5; i < 8; i++) writer.write(frame("f", i, 10));
+            awaitFrames(heard, 7);
+            for (int i = 0; i < 7; i++) assertThat(heard.frames.get(i).header().get("n").asInt()).isEqualTo(i + 1);
+            assertThat(heard.frames.get(2).payload()).hasSize(100_000);
+            assertThat(heard.threads).containsOnly("test reader");
+        }
+    }
+
+    @Test
     void framesOfSeveralClientsArriveWholeAndInOrderOnTheLoopThread() throws Exception {
         List<Client> clients = List.of(client(), client(), client());
         int perClient = 300;
