@@ -14,7 +14,9 @@ import java.nio.channels.SocketChannel;
  * operations wait on a selector of their own: {@link #read} (the connection's reader) for
  * readability, {@link #write} (the connection's writer thread) for writability. Both
  * selectors are opened on first need: most connections never fill their socket buffer, and
- * the local clients' channels are read by the daemon's {@link ReaderLoop} instead.
+ * the local clients' channels are read by the daemon's {@link ReaderLoop} instead (so is a
+ * joined node's link to the head once it has joined; the read selector its join may have
+ * opened then stays unused until the link closes).
  * {@link #close} closes the channel and both selectors, which wakes either waiter.
  */
 final class NonBlockingChannel implements Transport {

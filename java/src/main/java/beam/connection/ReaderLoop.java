@@ -17,7 +17,8 @@ import java.util.logging.Logger;
 
 /**
  * One platform thread that reads the sockets of all of a daemon's local clients (drivers and
- * actor workers on this machine) through one selector, and hands each whole frame to that
+ * actor workers on this machine), and on a joined node its plain-TCP link to the head too
+ * ({@link Listener#alsoRead}), through one selector, and hands each whole frame to that
  * client's {@link Handler}, in arrival order. Results of several actors that come in
  * together are read in one wake-up of one thread, where a thread per client woke once per
  * result (docs/PERFORMANCE.md). Writes do not pass through here: a handler forwards a frame
@@ -208,7 +209,8 @@ public final class ReaderLoop implements AutoCloseable {
                     }
                     buffer.flip();
                     if (!feed(buffer)) return;
-                    if (n < buffer.capacity() || key.interestOps() == 0) return; // drained, or paused
+                    // drained, paused, or closed meanwhile from another thread
+                    if (n < buffer.capacity() || !key.isValid() || key.interestOps() == 0) return;
                 }
             } catch (IOException e) {
                 end(e);

@@ -241,7 +241,11 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
             @Override
             public boolean onFrame(Frame frame) {
                 lastSeen.touch();
-                handleFromHead(frame);
+                try {
+                    handleFromHead(frame);
+                } catch (RuntimeException e) { // one bad frame must not cut the node off
+                    LOG.log(java.util.logging.Level.SEVERE, "bug: handling the head's '" + frame.op() + "' failed", e);
+                }
                 return true;
             }
 
@@ -249,7 +253,8 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
             public void onEnd(Exception why) {
                 headLost(why == null ? "the head closed the link"
                         : why instanceof FrameException ? "the head sent a malformed frame: " + why.getMessage()
-                        : "the link to the head failed: " + why.getMessage());
+                        : "the link to the head failed: "
+                        + (why.getMessage() != null ? why.getMessage() : why.getClass().getSimpleName()));
             }
         };
     }

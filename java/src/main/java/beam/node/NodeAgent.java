@@ -93,10 +93,17 @@ public final class NodeAgent {
         });
     }
 
-    /** Kills the actor's process tree (SIGKILL); no-op if it is not running here. */
+    /**
+     * Kills the actor's process tree (SIGKILL); no-op if it is not running here. Returns at
+     * once: the kill runs on the launcher thread, after any start already asked for (so a kill
+     * that follows its actor's start closely finds the process), and finding the tree's
+     * children scans /proc, which the reader loop that asks for it must not wait for.
+     */
     public void kill(String actorId) {
-        Process p = running.get(actorId);
-        if (p != null) killTree(p.toHandle());
+        launcher.execute(() -> {
+            Process p = running.get(actorId);
+            if (p != null) killTree(p.toHandle());
+        });
     }
 
     /** Kills every running worker (daemon shutdown). */
