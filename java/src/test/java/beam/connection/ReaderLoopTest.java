@@ -82,6 +82,16 @@ class ReaderLoopTest {
     }
 
     private Client clientWith(Heard heard) throws IOException {
+        Socket s = socket();
+        loop.register(s.connection(), s.mine(), CODEC, heard);
+        return new Client(s.peer(), s.connection(), heard);
+    }
+
+    /** A connected unix socket, not yet registered: the test's end, the daemon's end and its connection. */
+    private record Socket(SocketChannel peer, SocketChannel mine, Connection connection) {
+    }
+
+    private Socket socket() throws IOException {
         if (loop == null) loop = new ReaderLoop("test reader");
         Path path = temp.resolve("s" + sockets++ + ".sock");
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
@@ -91,8 +101,7 @@ class ReaderLoopTest {
             Connection connection = new Connection(Transport.nonBlocking(mine), CODEC, "test", Thread.ofPlatform().daemon());
             toClose.add(peer);
             toClose.add(connection);
-            loop.register(connection, mine, CODEC, heard);
-            return new Client(peer, connection, heard);
+            return new Socket(peer, mine, connection);
         }
     }
 
@@ -111,30 +120,22 @@ class ReaderLoopTest {
     void aSocketReadBeforeIsTakenOverWithoutLosingWhatWasBuffered() throws Exception {
         // A joined node reads its link to the head frame by frame while it joins, then hands
         // the socket to the loop: frames already in the connection's buffer must come first.
-        loop = new ReaderLoop("test reader");
-        Path path = temp.resolve("taken.sock");
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-            server.bind(UnixDomainSocketAddress.of(path));
-            SocketChannel peer = SocketChannel.open(UnixDomainSocketAddress.of(path));
-            SocketChannel mine = server.accept();
-            Connection connection = new Connection(Transport.nonBlocking(mine), CODEC, "test", Thread.ofPlatform().daemon());
-            toClose.add(peer);
-            toClose.add(connection);
-            var first = new java.io.ByteArrayOutputStream();
-            for (int i = 0; i < 5; i++) first.write(frame("f", i, i == 3 ? 100_000 : 10)); // one write: it is read in bulk
-            Client writer = new Client(peer, connection, null);
-            writer.write(first.toByteArray());
-            assertThat(connection.read().header().get("n").asInt()).isEqualTo(0); // the join's read
-            byte[] buffered = connection.takeBuffered();
-            assertThat(buffered).isNotEmpty(); // frames 1.. were read into the buffer with frame 0
-            Heard heard = new Heard();
-            loop.register(connection, mine, CODEC, buffered, heard);
-            for (int i = 5; i < 8; i++) writer.write(frame("f", i, 10));
-            awaitFrames(heard, 7);
-            for (int i = 0; i < 7; i++) assertThat(heard.frames.get(i).header().get("n").asInt()).isEqualTo(i + 1);
-            assertThat(heard.frames.get(2).payload()).hasSize(100_000);
-            assertThat(heard.threads).containsOnly("test reader");
-        }
+        Socket s = socket();
+        Connection connection = s.connection();
+        var first = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < 5; i++) first.write(frame("f", i, i == 3 ? 100_000 : 10)); // one write: it is read in bulk
+        Client writer = new Client(s.peer(), connection, null);
+        writer.write(first.toByteArray());
+        assertThat(connection.read().header().get("n").asInt()).isEqualTo(0); // the join's read
+        byte[] buffered = connection.takeBuffered();
+        assertThat(buffered).isNotEmpty(); // frames 1.. were read into the buffer with frame 0
+        Heard heard = new Heard();
+        loop.register(connection, s.mine(), CODEC, buffered, heard);
+        for (int i = 5; i < 8; i++) writer.write(frame("f", i, 10));
+        awaitFrames(heard, 7);
+        for (int i = 0; i < 7; i++) assertThat(heard.frames.get(i).header().get("n").asInt()).isEqualTo(i + 1);
+        assertThat(heard.frames.get(2).payload()).hasSize(100_000);
+        assertThat(heard.threads).containsOnly("test reader");
     }
 
     @Test
