@@ -220,7 +220,8 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
             raise TypeError(f"runtime_env must be a dict or RuntimeEnv, got {type(runtime_env)}")
         from ray._beam import discovery  # only drivers need it (it finds and starts daemons)
 
-        target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources))
+        target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources),
+                                   ignored.get("_temp_dir"))
         try:
             c = Client(target.address, "driver", log_to_driver=log_to_driver,
                        namespace=namespace, runtime_env=runtime_env,

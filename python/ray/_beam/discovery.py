@@ -1,8 +1,19 @@
 """Where is the daemon? Resolve ``ray.init(address=...)`` to a socket to connect to.
 
-Discovery mirrors Ray: ``RAY_ADDRESS``, else ``<RAY_TMPDIR or /tmp/ray>/session_latest/
-node.json`` (written by the daemon). ``address=None`` with nothing running starts a private
-cluster owned by this process; ``"auto"`` with nothing running is an error, as in Ray.
+The rule (docs/DESIGN.md, "Finding the cluster"; beam.cli.Discovery is the CLI's copy):
+
+- an address (the argument, else ``RAY_ADDRESS``) other than "auto"/"local": the local
+  daemon serving it (drivers talk to their own machine's daemon), else that address;
+- else the daemon of the temp dir (ray/_beam/tempdirs.py). When the user chose that folder
+  (``_temp_dir`` or ``RAY_TMPDIR``), only it counts. Otherwise, if none runs there, every
+  beam daemon of this user on this machine, found in /proc as Ray finds its GCS: exactly one
+  is taken, several raise ``ConnectionError`` listing each (address, temp dir, start time);
+- nothing found: ``address=None`` starts a private cluster owned by this process, "auto"
+  raises ``ConnectionError`` with Ray's words.
+
+Only a daemon whose files are this user's own, and that nobody else may write, counts
+(tempdirs.problem); a node.json whose socket does not answer (a dead daemon's) is ignored.
+Private clusters of other drivers (``--owner-pid``) are theirs, never found.
 """
 
 from __future__ import annotations
@@ -13,12 +24,15 @@ import os
 import socket
 import tempfile
 from dataclasses import dataclass
-from typing import Optional
+from typing import List, Optional
 
-from ray._beam import launcher
+from ray._beam import launcher, tempdirs
 
 NO_CLUSTER_MSG = ("Could not find any running Ray instance. Please specify the one to "
                   "connect to by setting `--address` flag or `RAY_ADDRESS` environment variable.")
+SEVERAL_MSG = ("Found multiple active Ray instances: {addresses}. Please specify the one to connect "
+               "to by setting the `--address` flag or `RAY_ADDRESS` environment variable.")
+DAEMON_MAIN = b"beam.cli.Main"  # what a daemon's command line holds (beam.cli.LocalDaemons.isDaemon)
 
 
 @dataclass
@@ -30,18 +44,29 @@ class Target:
     private_dir: Optional[str] = None  # temp dir of a private cluster we started
 
 
-def temp_dir() -> str:
-    return os.environ.get("RAY_TMPDIR") or os.path.join(tempfile.gettempdir(), "ray")
-
-
-def read_node_json(base: Optional[str] = None) -> Optional[dict]:
-    path = os.path.join(base or temp_dir(), "session_latest", "node.json")
+def read_node_json(session: str, refuse: bool = False) -> Optional[dict]:
+    """node.json of ``session`` (a session dir, or ``<temp>/session_latest``) when it and its
+    files are trusted; with ``refuse``, an untrusted one raises PermissionError naming it."""
+    path = os.path.join(session, "node.json")
+    for p, what in ((session, "session dir"), (path, "node.json")):
+        bad = tempdirs.problem(p, what)
+        if bad:
+            if refuse:
+                raise PermissionError(bad)
+            return None
     try:
         with open(path, encoding="utf-8") as f:
             node = json.load(f)
     except (OSError, ValueError):
         return None
-    return node if isinstance(node, dict) and node.get("socket") else None
+    if not (isinstance(node, dict) and isinstance(node.get("socket"), str)):
+        return None
+    bad = tempdirs.problem(node["socket"], "socket")
+    if bad:
+        if refuse:
+            raise PermissionError(bad)
+        return None
+    return node
 
 
 def socket_answers(path: str) -> bool:
@@ -57,11 +82,87 @@ def socket_answers(path: str) -> bool:
         s.close()
 
 
-def _local_node() -> Optional[dict]:
-    node = read_node_json()
-    if node and socket_answers(node["socket"]):
-        return node
+def node_in(temp: str, refuse: bool = False) -> Optional[dict]:
+    """The running daemon's node.json in ``temp``, or None."""
+    bad = tempdirs.problem(temp, "temp dir")
+    if bad:
+        if refuse:
+            raise PermissionError(bad)
+        return None
+    node = read_node_json(os.path.join(temp, "session_latest"), refuse)
+    return node if node and socket_answers(node["socket"]) else None
+
+
+def _proc_daemons() -> List[tuple]:
+    """(pid, temp dir) of each beam daemon of this user on this machine, private ones left out.
+    "This machine" is this network namespace too: a daemon in another one is another host's
+    (the multi-host tests' hosts are namespaces), whose addresses are not ours."""
+    me, found = os.geteuid(), []
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+        net = os.readlink("/proc/self/ns/net")
+    except OSError:
+        return []
+    for pid in pids:
+        base = f"/proc/{pid}"
+        try:
+            if os.stat(base).st_uid != me:
+                continue
+            with open(f"{base}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+            if DAEMON_MAIN not in args or os.path.basename(args[0]) != b"java":
+                continue
+            rest = args[args.index(DAEMON_MAIN) + 1:]
+            if rest[:1] != [b"start"] or b"--block" not in rest or b"--owner-pid" in rest:
+                continue
+            with open(f"{base}/environ", "rb") as f:
+                env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+            cwd = os.readlink(f"{base}/cwd")
+            if os.readlink(f"{base}/ns/net") != net:
+                continue
+        except (OSError, ValueError):
+            continue
+        text = [a.decode(errors="replace") for a in rest]
+        env = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in env.items()}
+        found.append((pid, tempdirs.temp_dir(tempdirs.flag_in(text), env, cwd, me)))
+    return found
+
+
+def _node_of(pid: int, temp: str) -> Optional[dict]:
+    """Daemon ``pid``'s node.json under ``temp``: its session_latest's, else its session_*_PID's."""
+    if tempdirs.problem(temp, "temp dir"):
+        return None
+    sessions = [os.path.join(temp, "session_latest")]
+    try:
+        sessions += [os.path.join(temp, n) for n in os.listdir(temp)
+                     if n.startswith("session_") and n.endswith(f"_{pid}")]
+    except OSError:
+        return None
+    for session in sessions:
+        node = read_node_json(session)
+        if node and node.get("pid") == pid and socket_answers(node["socket"]):
+            return node
     return None
+
+
+def elsewhere(temp: str) -> List[dict]:
+    """node.json of each daemon of this user running with another temp dir than ``temp``."""
+    found = []
+    for pid, dir_ in _proc_daemons():
+        if dir_ != temp:
+            node = _node_of(pid, dir_)
+            if node is not None:
+                found.append(dict(node, temp_dir=node.get("temp_dir", dir_)))
+    return found
+
+
+def several(nodes: List[dict]) -> str:
+    lines = [SEVERAL_MSG.format(addresses=sorted({n.get("address", "?") for n in nodes}))]
+    for n in nodes:
+        lines.append(f"  {n.get('address', '?')}  temp dir {n.get('temp_dir', '?')}  started "
+                     f"{n.get('start_time', '?')}  (pid {n.get('pid', '?')})")
+    lines.append("Pick one with RAY_ADDRESS=<address> or RAY_TMPDIR=<temp dir>.")
+    return "\n".join(lines)
 
 
 def _same_address(node: dict, address: str) -> bool:
@@ -73,23 +174,35 @@ def _same_address(node: dict, address: str) -> bool:
     return port == n_port and host in local
 
 
-def resolve(address: Optional[str], start_args: Optional[list] = None) -> Target:
+def resolve(address: Optional[str], start_args: Optional[list] = None,
+            temp_flag: Optional[str] = None) -> Target:
     """Find (or start) the daemon for ``address``; see the module docstring."""
     if address is None:
         address = os.environ.get("RAY_ADDRESS") or None
     if address and address.startswith("ray://"):
         address = address[len("ray://"):]
-    if address in (None, "auto", "local"):
-        node = _local_node()
-        if node is not None:
-            return Target(node["socket"], node)
-        if address == "auto":
-            raise ConnectionError(NO_CLUSTER_MSG)
-        return start_private(start_args or [])
-    node = _local_node()
-    if node is not None and _same_address(node, address):
-        return Target(node["socket"], node)
-    return Target(address)
+    temp = tempdirs.temp_dir(temp_flag)
+    chosen = tempdirs.chosen_name(temp_flag) is not None
+    here = node_in(temp, refuse=True)
+    if address not in (None, "auto", "local"):
+        for node in ([here] if here else []) + ([] if chosen else elsewhere(temp)):
+            if _same_address(node, address):
+                return Target(node["socket"], node)
+        return Target(address)
+    if here is not None:
+        return Target(here["socket"], here)
+    others = elsewhere(temp)
+    if not chosen and len(others) == 1:
+        return Target(others[0]["socket"], others[0])
+    if not chosen and len(others) > 1:
+        raise ConnectionError(several(others))
+    if address == "auto":
+        hint = "" if not others else (
+            f" (none in the temp dir {temp}; elsewhere: "
+            + "; ".join(f"{n.get('address')} in {n.get('temp_dir')}" for n in others)
+            + ". Set RAY_TMPDIR to one of those folders, or RAY_ADDRESS.)")
+        raise ConnectionError(NO_CLUSTER_MSG + hint)
+    return start_private(start_args or [])
 
 
 def start_private(extra_args: list) -> Target:
@@ -105,14 +218,14 @@ def start_private(extra_args: list) -> Target:
     out, err = io.BytesIO(), io.BytesIO()
     try:  # one JVM, the daemon, as `ray start` does (launcher.start_detached)
         code = launcher.start_detached(argv[1:], out, err, reap=True)
-    except (launcher.LauncherError, OSError) as e:
+    except (launcher.LauncherError, OSError, ValueError) as e:
         raise RuntimeError(f"ray.init() could not start a local beam cluster: {e}") from None
     if code != 0:
         said = (err.getvalue() or out.getvalue()).decode("utf-8", errors="replace")
         raise RuntimeError(
             f"ray.init() could not start a local beam cluster (`ray {' '.join(argv)}` exited "
             f"with {code}): {said.strip()[-2000:]}")
-    node = read_node_json(base)
+    node = read_node_json(os.path.join(base, "session_latest"))
     if node is None:
         raise RuntimeError(f"the local beam cluster started but wrote no node.json under {base}")
     return Target(node["socket"], node, private_dir=base)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ray._beam import aotcache
+from ray._beam import aotcache, tempdirs
 
 # Only os and sys at module level: every import is read from disk when the host has evicted
 # it, and `ray start` pays for it (re, typing, subprocess and shutil cost ~30 ms warm, more
@@ -211,18 +211,9 @@ def daemon_command(argv: Sequence[str]) -> list[str]:
 
 
 def temp_root(argv: Sequence[str]) -> str:
-    """Where ``ray start ARGV`` keeps its sessions, as beam.cli.Paths decides it: --temp-dir,
-    else RAY_TMPDIR, else /tmp/ray (the daemon's stderr log goes there)."""
-    flag = None
-    for i, arg in enumerate(argv):
-        if arg == "--temp-dir" and i + 1 < len(argv):
-            flag = argv[i + 1]
-        elif arg.startswith("--temp-dir="):
-            flag = arg[len("--temp-dir="):]
-    for value in (flag, os.environ.get("RAY_TMPDIR")):
-        if value and value.strip():
-            return os.path.abspath(value)
-    return "/tmp/ray"
+    """Where ``ray start ARGV`` keeps its sessions (ray/_beam/tempdirs.py; the daemon's stderr
+    log goes there)."""
+    return tempdirs.temp_dir(tempdirs.flag_in(argv))
 
 
 def daemon_env() -> dict:
@@ -247,7 +238,7 @@ def start_detached(argv: Sequence[str], out: BinaryIO | None = None, err: Binary
     err = sys.stderr.buffer if err is None else err
     cmd = daemon_command(argv)
     temp = temp_root(argv)
-    os.makedirs(temp, exist_ok=True)
+    tempdirs.prepare_for_start(temp)  # ValueError: refused, before the log is made there
     log_path = os.path.join(temp, "beamd-stderr.log")
     pid, report = _spawn_daemon(cmd, log_path)
     explained = False
@@ -373,6 +364,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args[:1] == ["start"] and "--block" not in args:
         try:
             sys.exit(start_detached(args[1:]))
+        except ValueError as e:  # the temp dir (tempdirs.prepare_for_start), as the daemon says it
+            print(f"beam: {e}", file=sys.stderr)
+            sys.exit(2)
         except (LauncherError, OSError) as e:
             print(f"ray: {e}", file=sys.stderr)
             sys.exit(1)

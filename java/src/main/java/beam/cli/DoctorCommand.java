@@ -1,6 +1,5 @@
 package beam.cli;
 
-import beam.daemon.SessionDir;
 import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -24,14 +23,8 @@ public final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        java.nio.file.Path temp = Paths.tempDir(tempDir);
-        ObjectNode running = SessionDir.findRunning(temp);
-        if (running == null) {
-            String hint = LocalDaemons.elsewhereHint(temp, "doctor");
-            System.err.println(!hint.isEmpty() ? hint
-                    : "beam: no beam cluster is running on this machine. Start one with `ray start --head`.");
-            return 1;
-        }
+        ObjectNode running = Discovery.find(tempDir, "doctor");
+        if (running == null) return 1;
         ObjectNode report;
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
             report = client.request(Frames.header("doctor"));

@@ -28,6 +28,12 @@ final class LocalDaemons {
                 .toList();
     }
 
+    /** Whether process {@code h} runs as this user (the same numeric uid). */
+    static boolean isMine(ProcessHandle h) {
+        Object uid = uid(h.pid());
+        return uid != null && uid.equals(uid(ProcessHandle.current().pid()));
+    }
+
     /** The owner's numeric uid of process {@code pid} (its /proc entry), or null. */
     private static Object uid(long pid) {
         try {
@@ -75,35 +81,37 @@ final class LocalDaemons {
         return "'" + s.replace("'", "'\\''") + "'";
     }
 
-    /** The temp dir a running daemon was started with: its --temp-dir, else its RAY_TMPDIR, else the default. */
+    /** The temp dir a running daemon keeps its sessions in: {@link Paths}'s rule applied to its arguments and environment. */
     static String tempDirOf(ProcessHandle h) {
         List<String> args = h.info().arguments().map(List::of).orElse(List.of());
+        String flag = null;
         for (int i = 0; i < args.size(); i++) {
-            String dir = null;
-            if (args.get(i).equals("--temp-dir") && i + 1 < args.size()) dir = args.get(i + 1);
-            else if (args.get(i).startsWith("--temp-dir=")) dir = args.get(i).substring("--temp-dir=".length());
-            if (dir != null && !dir.isBlank()) return againstCwd(h, dir);
+            if (args.get(i).equals("--temp-dir") && i + 1 < args.size()) flag = args.get(i + 1);
+            else if (args.get(i).startsWith("--temp-dir=")) flag = args.get(i).substring("--temp-dir=".length());
         }
+        java.util.Map<String, String> env = new java.util.HashMap<>();
         try {
             byte[] environ = Files.readAllBytes(Path.of("/proc", String.valueOf(h.pid()), "environ"));
             for (String entry : new String(environ, StandardCharsets.UTF_8).split("\0")) {
-                if (entry.startsWith("RAY_TMPDIR=") && !entry.substring(11).isBlank()) {
-                    return againstCwd(h, entry.substring(11));
-                }
+                int eq = entry.indexOf('=');
+                if (eq > 0) env.put(entry.substring(0, eq), entry.substring(eq + 1));
             }
         } catch (IOException | RuntimeException e) {
-            // not readable: the default is the best guess
+            // not readable: the rule without its environment is the best guess
         }
-        return Paths.DEFAULT.toString();
+        return Paths.tempDir(flag, env, cwdOf(h), TrustedPaths.myUid()).toString();
     }
 
-    /** {@code dir} as the daemon {@code h} reads it: a relative path is relative to its working directory. */
-    private static String againstCwd(ProcessHandle h, String dir) {
-        if (Path.of(dir).isAbsolute()) return dir;
+    /** Whether {@code h} is a private cluster of one driver ({@code ray.init()} started it for itself). */
+    static boolean isPrivate(ProcessHandle h) {
+        return h.info().arguments().map(List::of).map(args -> args.contains("--owner-pid")).orElse(false);
+    }
+
+    private static Path cwdOf(ProcessHandle h) {
         try {
-            return Path.of("/proc", String.valueOf(h.pid()), "cwd").toRealPath().resolve(dir).normalize().toString();
+            return Path.of("/proc", String.valueOf(h.pid()), "cwd").toRealPath();
         } catch (IOException | RuntimeException e) {
-            return dir;
+            return Path.of("/");
         }
     }
 }

@@ -1,6 +1,5 @@
 package beam.cli;
 
-import beam.daemon.SessionDir;
 import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -13,14 +12,8 @@ final class LocalStatus {
 
     /** The status reply, or null after printing why there is none. */
     static ObjectNode fetch(String tempDir, String command) throws IOException {
-        Path temp = Paths.tempDir(tempDir);
-        ObjectNode running = SessionDir.findRunning(temp);
-        if (running == null) {
-            String hint = LocalDaemons.elsewhereHint(temp, command);
-            System.err.println(!hint.isEmpty() ? hint : "beam: no beam cluster is running on this machine (looked in "
-                    + temp + "/session_latest). Start one with `ray start --head`.");
-            return null;
-        }
+        ObjectNode running = Discovery.find(tempDir, command);
+        if (running == null) return null;
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
             ObjectNode status = client.request(Frames.header("status"));
             status.remove(java.util.List.of("op", "rid", "ok"));

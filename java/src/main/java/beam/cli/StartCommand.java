@@ -172,13 +172,21 @@ public final class StartCommand implements Callable<Integer> {
             return 1;
         }
         Path temp = Paths.tempDir(tempDir);
-        ObjectNode running = SessionDir.findRunning(temp);
-        if (running != null) {
+        try {
+            TrustedPaths.prepareForStart(temp);
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("beam: " + e.getMessage());
+            return 2;
+        }
+        Discovery.Found found = Discovery.runningIn(temp, false);
+        if (found != null) {
+            ObjectNode running = found.node();
             System.err.println("beam: a beam daemon is already running on this machine (pid " + running.path("pid").asLong()
                     + ", address " + running.path("address").asText() + ", session " + running.path("session_dir").asText()
                     + "). Run `ray stop` first, or use another --temp-dir.");
             return 1;
         }
+        SessionDir.removeStale(temp);
         DaemonConfig config;
         try {
             String token;
@@ -229,12 +237,24 @@ public final class StartCommand implements Callable<Integer> {
             daemon.shutdown();
             DaemonLogging.close();
         }, "shutdown-hook"));
+        exitZeroOnTerm();
         printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead());
         if (notifyReady) ReadyReport.ready(session.logsDir().resolve("beamd.out"));
         // what start-up left for later, made while the daemon waits for its first client
         Thread.ofPlatform().daemon().name("warm-up").start(FrameCodec::warmUp);
         daemon.awaitStopped();
-        return 0;
+        return daemon.exitCode();
+    }
+
+    /**
+     * SIGTERM (`ray stop`, Kubernetes deleting the pod, Slurm ending the step) is the asked-for
+     * way to stop: the shutdown hook stops the daemon and its actors, and the process exits 0,
+     * not the JVM's 143, so that a supervisor does not count it as a failure. Every other end
+     * (a lost head, a fatal error, another signal) keeps its non-zero status.
+     */
+    @SuppressWarnings("restriction")
+    private static void exitZeroOnTerm() {
+        sun.misc.Signal.handle(new sun.misc.Signal("TERM"), signal -> System.exit(0));
     }
 
     private int launchInBackground() throws IOException, InterruptedException {
@@ -250,7 +270,12 @@ public final class StartCommand implements Callable<Integer> {
         List<String> all = spec.commandLine().getParseResult().originalArgs();
         // parsed alone (Main.main) the arguments are start's; in the `ray` tree "start" comes first
         cmd.addAll(all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size()));
-        java.nio.file.Files.createDirectories(temp);
+        try {
+            TrustedPaths.prepareForStart(temp);  // before the log below is made in it
+        } catch (IllegalArgumentException e) {
+            System.err.println("beam: " + e.getMessage());
+            return 2;
+        }
         Path stderrLog = temp.resolve("beamd-stderr.log");
         Process child = new ProcessBuilder(cmd)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))

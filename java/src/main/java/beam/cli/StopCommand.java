@@ -1,7 +1,5 @@
 package beam.cli;
 
-import beam.daemon.SessionDir;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,7 +43,7 @@ public final class StopCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path temp = Paths.tempDir(tempDir);
-        boolean folderChosen = Paths.chosenTempDir(tempDir).isPresent();
+        boolean folderChosen = Paths.chosen(tempDir);
         Map<Long, ProcessHandle> daemons = new LinkedHashMap<>();
         inFolder(temp).ifPresent(h -> daemons.put(h.pid(), h));
         List<ProcessHandle> elsewhere = LocalDaemons.all().stream().filter(h -> !daemons.containsKey(h.pid())).toList();
@@ -111,8 +109,7 @@ public final class StopCommand implements Callable<Integer> {
 
     /** The daemon whose node.json is under {@code temp}, if it runs. */
     private static Optional<ProcessHandle> inFolder(Path temp) {
-        ObjectNode running = SessionDir.findRunning(temp);
-        if (running == null) return Optional.empty();
-        return ProcessHandle.of(running.path("pid").asLong()).filter(LocalDaemons::isDaemon);
+        Discovery.Found running = Discovery.runningIn(temp, false);
+        return running == null ? Optional.empty() : ProcessHandle.of(running.pid());
     }
 }

@@ -331,6 +331,10 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private void headLost(String reason) {
         if (stopping.get()) return;
         LOG.severe("lost the head (" + reason + "): stopping this node's actors and exiting");
+        // non-zero: a pod or a Slurm step restarts (or fails) rather than looking finished
+        exitCode = HEAD_LOST_EXIT;
+        System.err.println("beam: lost the head (" + reason + "); this node stopped its actors and exits with status "
+                + HEAD_LOST_EXIT + ".");
         requestShutdown();
     }
 
@@ -372,6 +376,15 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     @Override
     public void awaitStopped() throws InterruptedException {
         stopped.await();
+    }
+
+    /** The exit status of a joined node that stopped because its head went away. */
+    public static final int HEAD_LOST_EXIT = 3;
+    private volatile int exitCode;
+
+    @Override
+    public int exitCode() {
+        return exitCode;
     }
 
     @Override

@@ -13,4 +13,9 @@ public interface RunningDaemon {
     void shutdown();
 
     void awaitStopped() throws InterruptedException;
+
+    /** The exit status of `ray start --block` once stopped: 0 when asked to stop, else why it stopped on its own. */
+    default int exitCode() {
+        return 0;
+    }
 }

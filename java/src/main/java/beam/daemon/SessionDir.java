@@ -24,12 +24,16 @@ public final class SessionDir {
 
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd_HH-mm-ss_SSSSSS");
 
+    private static final DateTimeFormatter START_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
     private final Path tempDir;
     private final Path dir;
+    private final LocalDateTime started;
 
-    private SessionDir(Path tempDir, Path dir) {
+    private SessionDir(Path tempDir, Path dir, LocalDateTime started) {
         this.tempDir = tempDir;
         this.dir = dir;
+        this.started = started;
     }
 
     /**
@@ -38,19 +42,44 @@ public final class SessionDir {
      */
     static final int MAX_SOCKET_PATH_BYTES = 106;
 
+    private static final java.nio.file.attribute.FileAttribute<?> OWNER_ONLY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+
+    /** Folders beam makes are its user's alone (0700): nobody else may list or plant files in them. */
+    public static void createPrivateDirs(Path dir) throws IOException {
+        Files.createDirectories(dir, OWNER_ONLY);
+    }
+
     public static SessionDir create(Path tempDir) throws IOException {
-        Path dir = tempDir.resolve("session_" + LocalDateTime.now().format(STAMP) + "_" + ProcessHandle.current().pid());
+        LocalDateTime now = LocalDateTime.now();
+        Path dir = tempDir.resolve("session_" + now.format(STAMP) + "_" + ProcessHandle.current().pid());
         checkSocketPath(tempDir, dir);
-        Files.createDirectories(tempDir);
-        Files.createDirectories(dir.resolve("logs"));
-        Path sockets = Files.createDirectories(dir.resolve("sockets"));
+        createPrivateDirs(tempDir);
+        Files.createDirectory(dir, OWNER_ONLY);
+        Files.createDirectory(dir.resolve("logs"), OWNER_ONLY);
+        Path sockets = Files.createDirectory(dir.resolve("sockets"), OWNER_ONLY);
         Files.setPosixFilePermissions(sockets, PosixFilePermissions.fromString("rwx------"));
         Path latest = tempDir.resolve("session_latest");
         Path tmpLink = tempDir.resolve(".session_latest." + ProcessHandle.current().pid());
         Files.deleteIfExists(tmpLink);
         Files.createSymbolicLink(tmpLink, dir.getFileName());
         Files.move(tmpLink, latest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        return new SessionDir(tempDir, dir);
+        return new SessionDir(tempDir, dir, now);
+    }
+
+    /**
+     * Removes what a daemon that died without cleaning up (SIGKILL, a lost machine) left in
+     * {@code tempDir}'s newest session: its node.json and socket. Called by {@code ray start}
+     * once it knows no daemon runs there.
+     */
+    public static void removeStale(Path tempDir) {
+        Path latest = tempDir.resolve("session_latest");
+        try {
+            Files.deleteIfExists(latest.resolve("node.json"));
+            Files.deleteIfExists(latest.resolve("sockets").resolve("beamd.sock"));
+        } catch (IOException e) {
+            // best effort: clients ignore a stale node.json anyway
+        }
     }
 
     /** The most digits a pid can have here: from the kernel's pid_max, else 7 (pid_max is at most 4,194,304). */
@@ -71,6 +100,12 @@ public final class SessionDir {
      * be bound: counted with the widest pid this kernel hands out, so that whether a temp dir
      * fits does not depend on this process's pid.
      */
+    /** The same check for {@code tempDir} alone, before anything is made in it. */
+    public static void checkSocketPath(Path tempDir) {
+        checkSocketPath(tempDir, tempDir.resolve("session_" + LocalDateTime.now().format(STAMP) + "_"
+                + ProcessHandle.current().pid()));
+    }
+
     private static void checkSocketPath(Path tempDir, Path dir) {
         String socket = dir.resolve("sockets").resolve("beamd.sock").toString();
         int pidDigits = String.valueOf(ProcessHandle.current().pid()).length();
@@ -112,10 +147,13 @@ public final class SessionDir {
             g.writeStringField("node_id", nodeId);
             g.writeStringField("node_ip", nodeIp);
             g.writeStringField("session_dir", dir.toString());
+            g.writeStringField("temp_dir", tempDir.toString());
+            g.writeStringField("start_time", started.format(START_TIME));
             g.writeEndObject();
         }
         Path tmp = dir.resolve("node.json.tmp");
         Files.write(tmp, bytes.toByteArray());
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
         Files.move(tmp, nodeJson(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
