@@ -206,8 +206,9 @@ sleep 0.2; kill -0 "$pid" 2>/dev/null || echo "GONE"
 
 
 def test_stop_without_a_folder_stops_a_daemon_started_with_one(clusters):
-    """`ray start --temp-dir X` then plain `ray stop`: stopped, as with Ray; `ray status`
-    and a `ray stop` pointed at another folder name the daemon and the flag that reaches it."""
+    """`ray start --temp-dir X` then plain `ray stop`: stopped, as with Ray; plain `ray status`
+    finds that one daemon (as Ray finds its GCS), and a `ray stop` pointed at another folder
+    names the daemon and the flag that reaches it."""
     if os.geteuid() != 0:
         pytest.skip("needs root for a PID namespace (unshare)")
     base = clusters.new_dir()
@@ -218,11 +219,9 @@ def test_stop_without_a_folder_stops_a_daemon_started_with_one(clusters):
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
     pid = re.search(r"^DAEMON (\d+)$", done.stdout, re.M).group(1)
-    hint = f"pid {pid}: `ray status --temp-dir {base}`"
-    assert hint in done.stderr and "no beam daemon keeps its sessions in /tmp/ray" in done.stderr, out
     assert f"pid {pid}: `ray stop --temp-dir {base}`" in done.stderr, out
-    status, other, stop = done.stdout.split("== ")[1:]
-    assert "rc=1" in status, out
+    status, other, stop = re.split(r"^== ", done.stdout, flags=re.M)[1:]
+    assert "Cluster status" in status and "rc=0" in status, out
     assert "Did not find any active beam processes." in other and "rc=0" in other and "ALIVE" in other, out
     assert re.search(r"Stopped all \d+ beam processes\.", stop) and "rc=0" in stop and "GONE" in stop, out
 

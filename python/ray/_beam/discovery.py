@@ -90,7 +90,20 @@ def node_in(temp: str, refuse: bool = False) -> Optional[dict]:
             raise PermissionError(bad)
         return None
     node = read_node_json(os.path.join(temp, "session_latest"), refuse)
-    return node if node and socket_answers(node["socket"]) else None
+    return node if node and _alive(node) else None
+
+
+def _alive(node: dict) -> bool:
+    """The daemon of ``node`` runs: its socket answers, and its pid, where this process can see
+    it, is still a beam daemon (not a reused pid). A daemon in another PID namespace (a
+    container beside ours) is known by its socket alone."""
+    try:
+        with open(f"/proc/{int(node.get('pid', 0))}/cmdline", "rb") as f:
+            if DAEMON_MAIN not in f.read().split(b"\0"):
+                return False
+    except (OSError, ValueError, TypeError):
+        pass
+    return socket_answers(node["socket"])
 
 
 def _proc_daemons() -> List[tuple]:
@@ -140,7 +153,7 @@ def _node_of(pid: int, temp: str) -> Optional[dict]:
         return None
     for session in sessions:
         node = read_node_json(session)
-        if node and node.get("pid") == pid and socket_answers(node["socket"]):
+        if node and node.get("pid") == pid and _alive(node):
             return node
     return None
 
