@@ -80,7 +80,7 @@ def problem(path: str, what: str) -> str | None:
     it is, or does not exist. A link counts as its own file and as its target's."""
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as e:
         return f"beam: cannot check the {what} {path} ({e}). {FIX}"
@@ -108,6 +108,12 @@ def prepare_for_start(temp: str) -> None:
     if os.path.lexists(temp) and not os.path.isdir(temp):
         raise ValueError(f"the temp dir {temp} is a file, not a folder. Pick a folder with --temp-dir (or RAY_TMPDIR).")
     if not os.path.isdir(temp):
+        ancestor = os.path.dirname(temp)
+        while ancestor != "/" and not os.path.lexists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor):
+            raise ValueError(f"the temp dir {temp} cannot be made: {ancestor} is a file, not a folder. "
+                             "Pick another --temp-dir (or RAY_TMPDIR).")
         try:
             os.makedirs(temp, mode=0o700)
         except OSError as e:

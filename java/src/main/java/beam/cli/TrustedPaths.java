@@ -81,8 +81,9 @@ final class TrustedPaths {
             SessionDir.createPrivateDirs(temp);
         }
         if (!Files.isWritable(temp)) {
-            throw new IllegalArgumentException("the temp dir " + temp + " is not writable by you (mode "
-                    + PosixFilePermissions.toString(Files.getPosixFilePermissions(temp)) + "). Run `chmod u+w " + temp
+            String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(temp));
+            throw new IllegalArgumentException("the temp dir " + temp + " is not writable by you (mode " + mode
+                    + (mode.charAt(1) == 'w' ? ", so probably a read-only mount" : "") + "). Run `chmod u+w " + temp
                     + "` or pick another --temp-dir (or RAY_TMPDIR).");
         }
     }
