@@ -1,0 +1,139 @@
+"""`ray start --block` as a container runs it (docs/DEPLOY.md): SIGTERM stops the daemon and
+its actors within 5 s and exits 0; a joined node whose head went away exits non-zero; as
+PID 1 it reaps the orphans the kernel hands it and passes SIGTERM on. Real processes, real
+signals; PID 1 in a PID namespace of its own (`unshare --pid --fork --mount-proc`)."""
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import RAY_BIN, VENV_PYTHON, beam_env, pid_alive, read_line_with, spawn_driver
+
+# A driver that keeps two actors and prints their pids, then waits to be killed.
+HOLDER = """
+import os, time, ray
+ray.init(address="auto")
+
+@ray.remote(num_cpus=0)
+class A:
+    def pid(self):
+        return os.getpid()
+
+actors = [A.remote() for _ in range(2)]
+print("PIDS", *ray.get([a.pid.remote() for a in actors]), flush=True)
+time.sleep(600)
+"""
+
+
+def _pids(proc):
+    line = [ln for ln in read_line_with(proc, "PIDS", timeout=90) if ln.startswith("PIDS")][0]
+    return [int(p) for p in line.split()[1:]]
+
+
+def _wait_exit(proc, within):
+    start = time.monotonic()
+    code = proc.wait(timeout=within)
+    return code, time.monotonic() - start
+
+
+def test_sigterm_stops_daemon_and_actors_within_5s_and_exits_0(clusters):
+    base = clusters.new_dir()
+    daemon = subprocess.Popen([RAY_BIN, "start", "--head", "--block", "--port", "0", "--num-cpus", "2",
+                               "--num-gpus", "0", "--temp-dir", base], env=beam_env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    driver = None
+    try:
+        read_line_with(daemon, "beam runtime started", timeout=60)
+        driver = spawn_driver(base, HOLDER)
+        actors = _pids(driver)
+        daemon.send_signal(signal.SIGTERM)
+        code, took = _wait_exit(daemon, 10)
+        assert code == 0 and took < 5.0, (code, took)
+        deadline = time.monotonic() + 1.0
+        while any(pid_alive(p) for p in actors) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(pid_alive(p) for p in actors), f"actors {actors} outlived the daemon"
+    finally:
+        for p in (driver, daemon):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def test_a_joined_node_whose_head_went_away_exits_non_zero(clusters):
+    head = clusters.start("--num-cpus", "1", "--num-gpus", "0")
+    with open(os.path.join(head, "session_latest", "node.json")) as f:
+        import json
+
+        node = json.load(f)
+    token = open(os.path.join(head, "session_latest", "auth_token")).read().strip()
+    member_dir = clusters.new_dir()
+    member = subprocess.Popen([RAY_BIN, "start", "--block", "--address", node["address"], "--num-cpus", "1",
+                               "--num-gpus", "0", "--temp-dir", member_dir, "--node-timeout-ms", "1500"],
+                              env=beam_env(RAY_AUTH_TOKEN=token), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        read_line_with(member, "beam runtime started", timeout=60)
+        os.kill(node["pid"], signal.SIGKILL)
+        code, took = _wait_exit(member, 15)
+        assert code == 3 and took < 5.0, (code, took)
+        err = member.stderr.read()
+        assert "lost the head" in err and "exits with status 3" in err, err
+    finally:
+        if member.poll() is None:
+            member.kill()
+            member.wait()
+
+
+# In the namespace, as a driver: an actor leaves an orphan (`sleep` whose shell has exited),
+# which the kernel hands to PID 1; PID 1 must reap it once it ends.
+ORPHANS = """
+import os, subprocess, time, ray
+ray.init(address="auto")
+
+@ray.remote(num_cpus=0)
+class Leaver:
+    def leave(self):
+        sh = subprocess.run(["sh", "-c", "sleep 1 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True)
+        return int(sh.stdout)
+
+orphan = ray.get(Leaver.remote().leave.remote())
+with open(f"/proc/{orphan}/status") as f:
+    print("PARENT", [l.split()[1] for l in f if l.startswith("PPid:")][0], flush=True)
+time.sleep(2.5)
+try:
+    with open(f"/proc/{orphan}/stat") as f:
+        print("ORPHAN", f.read().rsplit(")", 1)[1].split()[0], flush=True)
+except FileNotFoundError:
+    print("ORPHAN reaped", flush=True)
+"""
+
+
+def _only_child(pid):
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return int(f.read().split()[0])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for a PID namespace (unshare)")
+def test_as_pid_1_it_reaps_orphans_and_passes_sigterm_on(clusters):
+    base = clusters.new_dir()
+    init = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", RAY_BIN, "start", "--head", "--block",
+                             "--port", "0", "--num-cpus", "2", "--num-gpus", "0", "--temp-dir", base],
+                            env=beam_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        read_line_with(init, "beam runtime started", timeout=60)
+        pid1 = _only_child(init.pid)  # the `ray` script, PID 1 inside
+        done = subprocess.run(["nsenter", f"--target={pid1}", "--pid", "--mount", VENV_PYTHON, "-c", ORPHANS],
+                              env=beam_env(base), capture_output=True, text=True, timeout=120)
+        assert "PARENT 1" in done.stdout, done.stdout + done.stderr
+        assert "ORPHAN reaped" in done.stdout, done.stdout + done.stderr
+        os.kill(pid1, signal.SIGTERM)
+        code, took = _wait_exit(init, 10)
+        assert code == 0 and took < 5.0, (code, took, init.stderr.read())
+    finally:
+        if init.poll() is None:
+            init.kill()
+            init.wait()
