@@ -104,7 +104,7 @@ def main() -> int:
         ).remote(rank))
 
     ids = ray.get([w.get_node_and_physical_gpu_ids.remote() for w in workers])
-    gpus = sorted(g for _, gs in ids for g in gs)
+    gpus = sorted((node, g) for node, gs in ids for g in gs)  # GPU ids are per node (several hosts: Slurm)
     assert len(gpus) == WORLD_SIZE and len(set(gpus)) == WORLD_SIZE, f"each worker must own one GPU: {ids}"
     envs = ray.get([w.environment.remote() for w in workers])
     assert all(e["VLLM_DEMO_FLAG"] == "on" and e["RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES"] == "1" for e in envs), envs
@@ -112,7 +112,8 @@ def main() -> int:
     totals = ray.get([w.initialize_worker.remote(init_method, WORLD_SIZE) for w in workers])
     expected = sum(range(WORLD_SIZE))
     assert totals == [expected] * WORLD_SIZE, f"all-reduce gave {totals}, expected {expected}"
-    print(f"{WORLD_SIZE} workers ready in {time.time() - t0:.2f} s; GPUs {gpus}; rendezvous at {init_method}; "
+    print(f"{WORLD_SIZE} workers ready in {time.time() - t0:.2f} s; GPUs {[(n[:8], g) for n, g in gpus]}; "
+          f"rendezvous at {init_method}; "
           f"all-reduce = {totals[0]}")
 
     victim_pid = ray.get(workers[-1].pid.remote())
