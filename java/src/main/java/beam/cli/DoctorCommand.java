@@ -18,7 +18,7 @@ public final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as JSON.")
     boolean json;
 
-    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).")
+    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray; else any one daemon of yours).")
     String tempDir;
 
     @Override

@@ -11,12 +11,7 @@ import beam.link.Heartbeat;
 import beam.daemon.DaemonConfig;
 import beam.daemon.SessionDir;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,10 +22,9 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * {@code ray start}: starts this node's daemon. With {@code --block} this JVM is the daemon.
- * Without it, this JVM launches the daemon as a detached child (the same jar and arguments
- * plus {@code --block --notify-ready}) and relays the child's report (see {@link ReadyReport}):
- * its notices, errors and banner, and its exit status when it fails before it is ready. The
- * Python {@code ray} launcher does the same relaying itself, without this JVM.
+ * Without it, this JVM launches the daemon as a detached child and relays its report
+ * ({@link DetachedStart}); the Python {@code ray} launcher and the bash script do the same
+ * relaying themselves, without this JVM.
  *
  * <p>Its options are declared with picocli's programmatic model ({@link #commandLine()}), not
  * annotations like the other commands: reading annotations makes the JDK generate a proxy
@@ -89,10 +83,11 @@ public final class StartCommand implements Callable<Integer> {
         spec.addOption(value("--node-ip-address", "<nodeIp>", String.class, null,
                 "The IP other hosts reach this node on (default: detected).", false));
         spec.addOption(value("--temp-dir", "<tempDir>", String.class, null,
-                "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).", false));
+                "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray).", false));
         spec.addOption(flag("--block", "Stay in the foreground until stopped.", false));
         spec.addOption(value("--auth-token-path", "<authTokenPath>", String.class, null,
-                "File with the cluster token (joining nodes; else $RAY_AUTH_TOKEN or $RAY_AUTH_TOKEN_PATH).", false));
+                "File with the cluster token (else $RAY_AUTH_TOKEN or $RAY_AUTH_TOKEN_PATH; a head without one makes its own).",
+                false));
         spec.addOption(value("--heartbeat-period-ms", "<heartbeatMillis>", long.class, "500",
                 "Heartbeat period of node links (default ${DEFAULT-VALUE}).", false));
         spec.addOption(value("--node-timeout-ms", "<nodeTimeoutMillis>", long.class, "2500",
@@ -164,7 +159,11 @@ public final class StartCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         load();
-        if (!block) return launchInBackground();  // the daemon checks the arguments and says what is wrong
+        if (!block) {  // the daemon checks the arguments and says what is wrong
+            List<String> all = spec.commandLine().getParseResult().originalArgs();
+            // parsed alone (Main.main) the arguments are start's; in the `ray` tree "start" comes first
+            return DetachedStart.launch(tempDir, all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size()));
+        }
         reportIgnoredFlags();
         if (head == (address != null)) {
             System.err.println("beam: say either `ray start --head` to start a cluster or `ray start --address HEAD:PORT` "
@@ -191,8 +190,10 @@ public final class StartCommand implements Callable<Integer> {
         try {
             String token;
             if (TokenAuth.disabledByEnvironment()) token = null;
-            else if (head) token = TokenAuth.newToken();
             else token = TokenAuth.fromEnvironment(authTokenPath);
+            // a head makes its own token unless it is given one (Kubernetes: the same Secret
+            // on the head and every worker pod, docs/DEPLOY.md)
+            if (head && token == null && !TokenAuth.disabledByEnvironment()) token = TokenAuth.newToken();
             if (token == null && TokenAuth.disabledByEnvironment()) {
                 System.err.println("beam: WARNING: token authentication is disabled (RAY_AUTH_MODE=disabled)");
             }
@@ -255,58 +256,6 @@ public final class StartCommand implements Callable<Integer> {
     @SuppressWarnings("restriction")
     private static void exitZeroOnTerm() {
         sun.misc.Signal.handle(new sun.misc.Signal("TERM"), signal -> System.exit(0));
-    }
-
-    private int launchInBackground() throws IOException, InterruptedException {
-        Path temp = Paths.tempDir(tempDir);
-        List<String> cmd = new ArrayList<>();
-        if (new File("/usr/bin/setsid").canExecute()) cmd.add("/usr/bin/setsid");
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(daemonJvmFlags(ManagementFactory.getRuntimeMXBean().getInputArguments()));
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Main.class.getName());
-        cmd.addAll(List.of("start", "--block", "--notify-ready"));
-        List<String> all = spec.commandLine().getParseResult().originalArgs();
-        // parsed alone (Main.main) the arguments are start's; in the `ray` tree "start" comes first
-        cmd.addAll(all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size()));
-        try {
-            TrustedPaths.prepareForStart(temp);  // before the log below is made in it
-        } catch (IllegalArgumentException e) {
-            System.err.println("beam: " + e.getMessage());
-            return 2;
-        }
-        Path stderrLog = temp.resolve("beamd-stderr.log");
-        Process child = new ProcessBuilder(cmd)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectError(ProcessBuilder.Redirect.appendTo(stderrLog.toFile()))
-                .start();
-        boolean explained = false;
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (line.equals(ReadyReport.READY)) return 0;
-                if (line.startsWith(ReadyReport.OUT)) {
-                    System.out.println(line.substring(ReadyReport.OUT.length()));
-                } else if (line.startsWith(ReadyReport.ERR)) {
-                    System.err.println(line.substring(ReadyReport.ERR.length()));
-                    explained = true;
-                }
-            }
-        }
-        int code = child.waitFor();
-        if (code != 0 && !explained) {
-            System.err.println("beam: the daemon exited (code " + code + ") before it was ready; see " + stderrLog);
-        }
-        return code;
-    }
-
-    /**
-     * The daemon runs with the CLI's own JVM flags (python/ray/_beam/launcher.py JVM_FLAGS,
-     * chosen for the daemon's idle memory and start-up; docs/PERFORMANCE.md).
-     */
-    static List<String> daemonJvmFlags(List<String> cliFlags) {
-        return List.copyOf(cliFlags);
     }
 
     private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground, boolean isHead) {

@@ -16,7 +16,7 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the raw status as JSON.")
     boolean json;
 
-    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR or /tmp/ray).")
+    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray; else any one daemon of yours).")
     String tempDir;
 
     @Option(names = "--address", hidden = true, description = "Accepted for Ray compatibility; the local daemon answers.")
