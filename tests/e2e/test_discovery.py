@@ -54,6 +54,7 @@ A=$(addr "$BASE/data/ray")
 echo "== auto"; drive '"auto"'
 echo "== none"; drive 'None'
 echo "== status"; ray status >/dev/null; echo "rc=$?"
+echo "== health"; ray health-check --address "$A"; echo "rc=$?"; ray health-check; echo "rc=$?"
 echo "== list"; ray list nodes --json | grep -c node_id
 echo "== tmpdir"; TMPDIR="$BASE/job" ray start --head --port 0 --num-cpus 2 --num-gpus 0 >/dev/null; echo "rc=$?"
 ls -d "$BASE/job/ray/session_latest"
@@ -68,6 +69,7 @@ echo "== A=$A B=$B"
 ray stop >/dev/null
 echo "== gone"; drive '"auto"'
 echo "== gone status"; ray status; echo "rc=$?"
+echo "== gone health"; ray health-check --address "$A"; echo "rc=$?"; ray health-check; echo "rc=$?"
 '''
 
 
@@ -79,6 +81,8 @@ def test_auto_finds_any_temp_dir_tmpdir_agrees_and_several_are_listed(clusters):
     assert section(stdout, "auto").split("\n")[1] == f"REACHED {a} 3.0", out
     assert section(stdout, "none").split("\n")[1] == f"REACHED {a} 3.0", out
     assert "rc=0" in section(stdout, "status") and section(stdout, "list").split("\n")[1] == "1", out
+    # `ray health-check` (KubeRay's worker init container, Slurm scripts): the head's port, the local daemon
+    assert section(stdout, "health").split("\n")[1:3] == ["rc=0", "rc=0"], out
     # TMPDIR moves the default for `ray start` and the driver alike: the job's own daemon wins
     assert "rc=0" in section(stdout, "tmpdir"), out
     assert section(stdout, "tmpdir driver").split("\n")[1] == f"REACHED {b} 2.0", out
@@ -100,6 +104,8 @@ def test_auto_finds_any_temp_dir_tmpdir_agrees_and_several_are_listed(clusters):
         "connect to by setting `--address` flag or `RAY_ADDRESS` environment variable."), out
     gone = section(stdout, "gone status")
     assert "rc=1" in gone and "Could not find any running Ray instance" in out, out
+    assert section(stdout, "gone health").split("\n")[1:3] == ["rc=1", "rc=1"], out
+    assert f"nothing answers at {a}" in out, out
 
 
 STALE = r'''

@@ -3,7 +3,7 @@ package beam.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code ray} command: {@code start}, {@code stop}, {@code status}, {@code list}, {@code doctor}. */
+/** The {@code ray} command: {@code start}, {@code stop}, {@code status}, {@code list}, {@code doctor}, {@code health-check}. */
 @Command(name = "ray", addMethodSubcommands = false, mixinStandardHelpOptions = true, version = "beam 0.1.0 (Ray API 2.58.0)",
         description = "beam: the slice of Ray that vLLM uses, small and fast.")
 public final class Main implements Runnable {
@@ -25,6 +25,7 @@ public final class Main implements Runnable {
         cli.addSubcommand(new StatusCommand());
         cli.addSubcommand(new ListCommand());
         cli.addSubcommand(new DoctorCommand());
+        cli.addSubcommand(new HealthCheckCommand());
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         return cli;
     }
