@@ -3,6 +3,7 @@ its actors within 5 s and exits 0; a joined node whose head went away exits non-
 PID 1 it reaps the orphans the kernel hands it and passes SIGTERM on. Real processes, real
 signals; PID 1 in a PID namespace of its own (`unshare --pid --fork --mount-proc`)."""
 
+import json
 import os
 import signal
 import subprocess
@@ -64,12 +65,12 @@ def test_sigterm_stops_daemon_and_actors_within_5s_and_exits_0(clusters):
 
 
 def test_a_joined_node_whose_head_went_away_exits_non_zero(clusters):
-    head = clusters.start("--num-cpus", "1", "--num-gpus", "0")
+    """Both given one token in the environment, as Kubernetes pods get it from one Secret."""
+    token = "k8s-secret-" + os.urandom(16).hex()
+    head = clusters.start("--num-cpus", "1", "--num-gpus", "0", RAY_AUTH_TOKEN=token)
     with open(os.path.join(head, "session_latest", "node.json")) as f:
-        import json
-
         node = json.load(f)
-    token = open(os.path.join(head, "session_latest", "auth_token")).read().strip()
+    assert open(os.path.join(head, "session_latest", "auth_token")).read().strip() == token
     member_dir = clusters.new_dir()
     member = subprocess.Popen([RAY_BIN, "start", "--block", "--address", node["address"], "--num-cpus", "1",
                                "--num-gpus", "0", "--temp-dir", member_dir, "--node-timeout-ms", "1500"],

@@ -79,3 +79,11 @@ def test_two_jobs_on_the_same_hosts_each_see_only_their_own_cluster(hosts):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def test_deploy_md_shows_the_script_this_test_runs():
+    with open(os.path.join(ROOT, "docs", "DEPLOY.md")) as f:
+        doc = f.read()
+    with open(SBATCH) as f:
+        script = f.read()
+    assert f"```bash\n{script}```" in doc, "docs/DEPLOY.md's sbatch script differs from examples/slurm/vllm-beam.sbatch"
