@@ -33,4 +33,6 @@ if [ "$java" = "$root/runtime/bin/java" ] && [ "$jar" = "$root/lib/beam.jar" ] &
 fi
 beam_command=("$java" "${flags[@]}" -cp "$jar" beam.cli.Main)
 . "$root/lib/ray-command" || exit 1
+# as PID 1 (a container's command), stay PID 1 and run this script as the child (python/bin/ray)
+(( $$ == 1 )) && [[ ${1-} == start ]] && self=$(readlink -f "$0") supervise_as_init "$@"
 run_java "$@"

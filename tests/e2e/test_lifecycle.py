@@ -12,26 +12,10 @@ import time
 import pytest
 
 from conftest import RAY_BIN, VENV_PYTHON, beam_env, pid_alive, read_line_with, spawn_driver
-
-# A driver that keeps two actors and prints their pids, then waits to be killed.
-HOLDER = """
-import os, time, ray
-ray.init(address="auto")
-
-@ray.remote(num_cpus=0)
-class A:
-    def pid(self):
-        return os.getpid()
-
-actors = [A.remote() for _ in range(2)]
-print("PIDS", *ray.get([a.pid.remote() for a in actors]), flush=True)
-time.sleep(600)
-"""
-
+from test_cli import HOLD_ACTORS, _pids as cli_pids
 
 def _pids(proc):
-    line = [ln for ln in read_line_with(proc, "PIDS", timeout=90) if ln.startswith("PIDS")][0]
-    return [int(p) for p in line.split()[1:]]
+    return cli_pids(read_line_with(proc, "PIDS", timeout=90))
 
 
 def _wait_exit(proc, within):
@@ -48,7 +32,7 @@ def test_sigterm_stops_daemon_and_actors_within_5s_and_exits_0(clusters):
     driver = None
     try:
         read_line_with(daemon, "beam runtime started", timeout=60)
-        driver = spawn_driver(base, HOLDER)
+        driver = spawn_driver(base, HOLD_ACTORS.format(n=2))
         actors = _pids(driver)
         daemon.send_signal(signal.SIGTERM)
         code, took = _wait_exit(daemon, 10)
