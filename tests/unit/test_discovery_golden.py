@@ -5,7 +5,9 @@ CLI runs the same table in java/src/test/java/beam/cli/DiscoveryGoldenTest.java.
 
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -30,24 +32,33 @@ def _lay_out(case, base):
     return case
 
 
+@pytest.fixture
+def base():
+    """A short folder: the bash launcher leaves a temp dir too long for the daemon's socket to
+    the Java CLI (temp_usable), and pytest's tmp_path can be that long."""
+    path = tempfile.mkdtemp(prefix="bgold-", dir="/tmp")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _needs_root(case):
     if any(f["owner"] == "other" for f in case.get("files", [])) and os.geteuid() != 0:
         pytest.skip("files of another user need root to make")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_python_client(case, tmp_path):
+def test_python_client(case, base):
     _needs_root(case)
-    case = _lay_out(case, str(tmp_path))
+    case = _lay_out(case, base)
     chosen = tempdirs.temp_dir(case.get("flag"), case["env"], case["cwd"])
     assert chosen == case["expect"]
     assert (tempdirs.problem(chosen, "temp dir") is None) == case["trusted"], tempdirs.problem(chosen, "temp dir")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_bash_launcher(case, tmp_path):
+def test_bash_launcher(case, base):
     _needs_root(case)
-    case = _lay_out(case, str(tmp_path))
+    case = _lay_out(case, base)
     flag = [] if case.get("flag") is None else [f"--temp-dir={case['flag']}"]
     env = {"PATH": os.environ["PATH"], **case["env"]}
     script = ('source "$1"; shift; set_temp_root "$@"; echo "$temp"; '

@@ -361,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     launch_file = os.environ.pop("BEAM_LAUNCH_FILE", None)  # set by the script; not for the daemon
     if launch_file:
         write_launch_file(launch_file)
-    if args[:1] == ["start"] and "--block" not in args:
+    if args[:1] == ["start"] and "--block" not in args and tempdirs.fits_socket(temp_root(args[1:])):
         try:
             sys.exit(start_detached(args[1:]))
         except ValueError as e:  # the temp dir (tempdirs.prepare_for_start), as the daemon says it

@@ -55,6 +55,14 @@ def temp_dir(flag=None, env=None, cwd=None, uid=None) -> str:
     return os.path.join(parent, f"{SHARED_NAME}-{uid}") if other else shared
 
 
+def fits_socket(temp: str) -> bool:
+    """Whether the daemon's socket, <temp>/session_<26-char time>_<pid>/sockets/beamd.sock,
+    fits the 106 bytes the JDK binds even with a 7-digit pid (beam.daemon.SessionDir decides
+    the borderline, and explains a refusal: the launcher leaves a temp dir that may not fit
+    to the Java CLI, before anything is made in it)."""
+    return len(temp.encode()) + 62 <= 106
+
+
 def flag_in(argv) -> str | None:
     """The value of the last ``--temp-dir`` in ``argv`` (as picocli takes it), or None."""
     flag = None
