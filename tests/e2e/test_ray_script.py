@@ -8,10 +8,12 @@ which path a run took.
 """
 
 import os
+import pathlib
 import select
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -33,6 +35,15 @@ def script(tmp_path):
     assert done.returncode == 0 and "beam" in done.stdout, done.stdout + done.stderr
     assert (folder / ".beam-launch").exists(), "the Python launcher wrote no launch file for the script"
     return folder / "ray"
+
+
+@pytest.fixture
+def temp_dir():
+    """A temp dir short enough for the daemon's socket: the script leaves a longer one (pytest's
+    tmp_path can be) to the Java CLI, which the stand-ins below would not be."""
+    path = tempfile.mkdtemp(prefix="brs-", dir="/tmp")
+    yield pathlib.Path(path)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def run(ray, args, env=None, **kwargs):
@@ -144,8 +155,8 @@ def test_an_environment_that_is_not_utf8_still_works(script):
     assert [p.name for p in script.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
-def test_start_relays_the_daemons_report_and_its_exit_status(script, tmp_path):
-    env = beam_env(tmp_path)
+def test_start_relays_the_daemons_report_and_its_exit_status(script, temp_dir):
+    env = beam_env(temp_dir)
     stand_in(script, 'echo "OUT said $*"; echo "ERR a problem"; exit 3')
     done = run(script, ["start", "--head"], env=env)
     assert done.returncode == 3
@@ -155,13 +166,13 @@ def test_start_relays_the_daemons_report_and_its_exit_status(script, tmp_path):
     stand_in(script, 'echo "to the log" >&2; exit 7')
     done = run(script, ["start", "--head"], env=env)
     assert done.returncode == 7
-    log = tmp_path / "beamd-stderr.log"
+    log = temp_dir / "beamd-stderr.log"
     assert f"the daemon exited (code 7) before it was ready; see {log}" in done.stderr, done.stderr
     assert "to the log" in log.read_text()
 
 
-def test_start_returns_at_ready_and_the_daemon_keeps_nothing_of_the_caller(script, tmp_path):
-    pid_file = tmp_path / "stand-in.pid"
+def test_start_returns_at_ready_and_the_daemon_keeps_nothing_of_the_caller(script, temp_dir):
+    pid_file = temp_dir / "stand-in.pid"
     stand_in(script, f'echo $$ > {pid_file}; echo "OUT fd 255: $(readlink /proc/$$/fd/255 || echo none)"; '
                      'echo BEAM-READY; exec sleep 30')
     r, w = os.pipe()
@@ -169,7 +180,7 @@ def test_start_returns_at_ready_and_the_daemon_keeps_nothing_of_the_caller(scrip
     os.close(w)
     try:
         started = time.monotonic()
-        done = run(script, ["start", "--head", "--temp-dir", str(tmp_path)], pass_fds=(255,))
+        done = run(script, ["start", "--head", "--temp-dir", str(temp_dir)], pass_fds=(255,))
         assert done.returncode == 0 and done.stdout == "fd 255: none\n", done.stdout + done.stderr
         assert time.monotonic() - started < 10
         os.close(255)

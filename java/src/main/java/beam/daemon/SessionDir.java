@@ -95,17 +95,17 @@ public final class SessionDir {
         }
     }
 
-    /**
-     * Fails before the session folder is made when the daemon's socket under it might not
-     * be bound: counted with the widest pid this kernel hands out, so that whether a temp dir
-     * fits does not depend on this process's pid.
-     */
     /** The same check for {@code tempDir} alone, before anything is made in it. */
     public static void checkSocketPath(Path tempDir) {
         checkSocketPath(tempDir, tempDir.resolve("session_" + LocalDateTime.now().format(STAMP) + "_"
                 + ProcessHandle.current().pid()));
     }
 
+    /**
+     * Fails before the session folder is made when the daemon's socket under it might not
+     * be bound: counted with the widest pid this kernel hands out, so that whether a temp dir
+     * fits does not depend on this process's pid.
+     */
     private static void checkSocketPath(Path tempDir, Path dir) {
         String socket = dir.resolve("sockets").resolve("beamd.sock").toString();
         int pidDigits = String.valueOf(ProcessHandle.current().pid()).length();
