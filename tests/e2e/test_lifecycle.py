@@ -122,3 +122,21 @@ def test_as_pid_1_it_reaps_orphans_and_passes_sigterm_on(clusters):
         if init.poll() is None:
             init.kill()
             init.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for a PID namespace (unshare)")
+def test_as_pid_1_a_daemon_killed_otherwise_ends_the_container_non_zero_at_once(clusters):
+    base = clusters.new_dir()
+    init = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", RAY_BIN, "start", "--head", "--block",
+                             "--port", "0", "--num-cpus", "1", "--num-gpus", "0", "--temp-dir", base],
+                            env=beam_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        read_line_with(init, "beam runtime started", timeout=60)
+        java = _only_child(_only_child(init.pid))  # PID 1's child: the daemon (the OOM killer's pick, say)
+        os.kill(java, signal.SIGKILL)
+        code, took = _wait_exit(init, 10)
+        assert code == 128 + signal.SIGKILL and took < 2.0, (code, took)
+    finally:
+        if init.poll() is None:
+            init.kill()
+            init.wait()
