@@ -64,6 +64,8 @@ echo "== several"; drive '"auto"'
 echo "== several none"; drive 'None'
 echo "== several status"; ray status; echo "rc=$?"
 echo "== by address"; RAY_ADDRESS="$A" drive 'None'
+echo "== cli by address"; RAY_ADDRESS="$A" ray list nodes --json | grep -c '"ALIVE"'; ray status --address "$B" >/dev/null; echo "rc=$?"
+ray status --address 10.9.9.9:1; echo "rc=$?"
 echo "== by temp dir"; RAY_TMPDIR="$BASE/data/ray" drive '"auto"'
 echo "== A=$A B=$B"
 ray stop >/dev/null
@@ -94,7 +96,10 @@ def test_auto_finds_any_temp_dir_tmpdir_agrees_and_several_are_listed(clusters):
         assert "RAY_ADDRESS=<address>" in said, out
     status = section(stdout, "several status")
     assert "Found multiple active Ray instances" in out and "rc=1" in status, out
-    assert f"temp dir {base}/data/ray" in out and "ray status --temp-dir <temp dir>" in out, out
+    assert f"temp dir {base}/data/ray" in out and "`ray status --address <address>` or `--temp-dir <temp dir>`" in out, out
+    cli = section(stdout, "cli by address").split("\n")
+    assert cli[1:4] == ["1", "rc=0", "rc=1"], out
+    assert "no beam daemon of yours on this machine serves the cluster at 10.9.9.9:1" in out, out
     # either picked by its address or its folder
     assert section(stdout, "by address").split("\n")[1] == f"REACHED {a} 3.0", out
     assert section(stdout, "by temp dir").split("\n")[1] == f"REACHED {a} 3.0", out

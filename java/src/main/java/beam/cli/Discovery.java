@@ -14,7 +14,8 @@ import java.util.TreeSet;
 /**
  * Which local daemon {@code ray status}, {@code ray list} and {@code ray doctor} talk to; the
  * same rule as ray/_beam/discovery.py for {@code ray.init()} (docs/DESIGN.md, "Finding the
- * cluster"): the daemon of the temp dir ({@link Paths}); when the user chose that folder
+ * cluster"): with an address ({@code --address}, else RAY_ADDRESS), the local daemon serving
+ * it; else the daemon of the temp dir ({@link Paths}); when the user chose that folder
  * (flag or RAY_TMPDIR), only it. Otherwise, if none runs there, every daemon of this user on
  * this machine (found in /proc, private clusters of one driver left out): exactly one is
  * taken, several are listed. Only daemons whose files are this user's own count
@@ -38,6 +39,14 @@ final class Discovery {
 
     /** The node.json of the daemon {@code command} should talk to, or null after printing why there is none. */
     static ObjectNode find(String flag, String command) {
+        return find(flag, command, null);
+    }
+
+    /** The same, for {@code address} (HOST:PORT; null: RAY_ADDRESS; "auto" or none: as if not given). */
+    static ObjectNode find(String flag, String command, String address) {
+        if (address == null) address = System.getenv("RAY_ADDRESS");
+        if (address != null && address.startsWith("ray://")) address = address.substring("ray://".length());
+        boolean named = address != null && !address.isBlank() && !address.equals("auto") && !address.equals("local");
         Path temp = Paths.tempDir(flag);
         String bad = TrustedPaths.problem(temp, "temp dir");
         if (bad != null) {
@@ -50,6 +59,7 @@ final class Discovery {
             return null;
         }
         Found here = runningIn(temp, true);
+        if (named) return serving(address, here, Paths.chosen(flag) ? List.of() : elsewhere(temp));
         if (here != null) return here.node();
         List<Found> others = elsewhere(temp);
         if (Paths.chosen(flag) || others.isEmpty()) {
@@ -64,14 +74,47 @@ final class Discovery {
         return null;
     }
 
+    /** The daemon among {@code here} and {@code others} whose cluster address is {@code address}, or null after saying so. */
+    private static ObjectNode serving(String address, Found here, List<Found> others) {
+        List<Found> all = new ArrayList<>(others);
+        if (here != null) all.add(0, here);
+        for (Found f : all) {
+            if (sameAddress(f.node(), address)) return f.node();
+        }
+        System.err.println("beam: no beam daemon of yours on this machine serves the cluster at " + address
+                + (all.isEmpty() ? "" : "; running here: " + String.join(", ",
+                        all.stream().map(f -> f.node().path("address").asText() + " (temp dir " + f.tempDir() + ")").toList()))
+                + ". The CLI talks to this machine's daemon: run it on a node of that cluster, or unset RAY_ADDRESS.");
+        return null;
+    }
+
+    /** Whether {@code node}'s cluster is at {@code address}: the same text, or its port on a name of this host. */
+    static boolean sameAddress(ObjectNode node, String address) {
+        String own = node.path("address").asText();
+        if (own.equals(address)) return true;
+        int colon = address.lastIndexOf(':');
+        int ownColon = own.lastIndexOf(':');
+        if (colon < 0 || ownColon < 0 || !address.substring(colon).equals(own.substring(ownColon))) return false;
+        String host = address.substring(0, colon);
+        return List.of("localhost", "127.0.0.1", node.path("node_ip").asText(), hostname()).contains(host);
+    }
+
+    private static String hostname() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
+    }
+
     static String several(List<Found> found, String command) {
         TreeSet<String> addresses = new TreeSet<>();
         found.forEach(f -> addresses.add(f.node().path("address").asText()));
         StringBuilder out = new StringBuilder("beam: Found multiple active Ray instances: " + addresses
                 + ". Please specify the one to connect to by setting the `--address` flag or `RAY_ADDRESS` environment variable.");
         for (Found f : found) out.append('\n').append(f.line());
-        out.append("\nPick one with `ray ").append(command).append(" --temp-dir <temp dir>` (or RAY_TMPDIR=<temp dir>;"
-                + " drivers: RAY_ADDRESS=<address>).");
+        out.append("\nPick one with `ray ").append(command).append(" --address <address>` or `--temp-dir <temp dir>`"
+                + " (RAY_ADDRESS=<address> or RAY_TMPDIR=<temp dir> for drivers and the CLI alike).");
         return out.toString();
     }
 

@@ -21,9 +21,12 @@ public final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray; else any one daemon of yours).")
     String tempDir;
 
+    @Option(names = "--address", description = "The cluster's HOST:PORT (default: $RAY_ADDRESS): the local daemon serving it answers.")
+    String address;
+
     @Override
     public Integer call() throws Exception {
-        ObjectNode running = Discovery.find(tempDir, "doctor");
+        ObjectNode running = Discovery.find(tempDir, "doctor", address);
         if (running == null) return 1;
         ObjectNode report;
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {

@@ -23,7 +23,7 @@ public final class ListCommand implements Callable<Integer> {
     @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray; else any one daemon of yours).")
     String tempDir;
 
-    @Option(names = "--address", hidden = true)
+    @Option(names = "--address", description = "The cluster's HOST:PORT (default: $RAY_ADDRESS): the local daemon serving it answers.")
     String address;
 
     @Override
@@ -32,7 +32,7 @@ public final class ListCommand implements Callable<Integer> {
             System.err.println("beam: unknown resource '" + what + "'; say nodes, actors or placement-groups.");
             return 2;
         }
-        ObjectNode status = LocalStatus.fetch(tempDir, "list " + what);
+        ObjectNode status = LocalStatus.fetch(tempDir, "list " + what, address);
         if (status == null) return 1;
         ArrayNode rows = switch (what) {
             case "nodes" -> nodes(status);

@@ -11,8 +11,8 @@ final class LocalStatus {
     }
 
     /** The status reply, or null after printing why there is none. */
-    static ObjectNode fetch(String tempDir, String command) throws IOException {
-        ObjectNode running = Discovery.find(tempDir, command);
+    static ObjectNode fetch(String tempDir, String command, String address) throws IOException {
+        ObjectNode running = Discovery.find(tempDir, command, address);
         if (running == null) return null;
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
             ObjectNode status = client.request(Frames.header("status"));

@@ -19,12 +19,12 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray; else any one daemon of yours).")
     String tempDir;
 
-    @Option(names = "--address", hidden = true, description = "Accepted for Ray compatibility; the local daemon answers.")
+    @Option(names = "--address", description = "The cluster's HOST:PORT (default: $RAY_ADDRESS): the local daemon serving it answers.")
     String address;
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode status = LocalStatus.fetch(tempDir, "status");
+        ObjectNode status = LocalStatus.fetch(tempDir, "status", address);
         if (status == null) return 1;
         if (json) {
             System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));
