@@ -14,7 +14,7 @@ DIST="$ROOT/dist"
 # java.sql and java.xml: Jackson's optional adapters (java.beans annotations, java.sql and
 # javax.xml date types), which jackson-databind's module-info declares `requires static`;
 # beam uses none of them. check_modules() fails the build when jdeps finds anything else.
-RUNTIME_MODULES="java.base,java.logging,java.management"
+RUNTIME_MODULES="java.base,java.logging,java.management,jdk.httpserver"
 OPTIONAL_MODULES="java.desktop java.sql java.xml"
 JLINK_OPTS=(--strip-debug --no-man-pages --no-header-files --compress=zip-6)
 

@@ -25,6 +25,7 @@ public final class Main implements Runnable {
         cli.addSubcommand(new StatusCommand());
         cli.addSubcommand(new ListCommand());
         cli.addSubcommand(new DoctorCommand());
+        cli.addSubcommand(new HealthCheckCommand());
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         return cli;
     }
