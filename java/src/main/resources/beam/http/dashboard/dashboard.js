@@ -38,7 +38,7 @@ function resources(node) {
 
 function versions(node) {
   const v = (node.BeamFacts || {}).versions || {};
-  return Object.keys(v).sort().map(k => k + " " + v[k]).join(", ");
+  return Object.keys(v).sort().filter(k => v[k] !== null && v[k] !== "").map(k => k + " " + v[k]).join(", ");
 }
 
 // Every accelerator resource a node has, by kind: ids from the node's facts where known, else
