@@ -254,6 +254,7 @@ public final class StartCommand implements Callable<Integer> {
             DaemonLogging.close();
         }, "shutdown-hook"));
         printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead());
+        printHttp(config.http(), config.isHead());
         if (notifyReady) ReadyReport.ready(session.logsDir().resolve("beamd.out"));
         // what start-up left for later, made while the daemon waits for its first client
         Thread.ofPlatform().daemon().name("warm-up").start(FrameCodec::warmUp);
@@ -306,6 +307,20 @@ public final class StartCommand implements Callable<Integer> {
      */
     static List<String> daemonJvmFlags(List<String> cliFlags) {
         return List.copyOf(cliFlags);
+    }
+
+    /** Where the HTTP face will listen (it binds a moment after this, docs/HTTP.md). */
+    private static void printHttp(beam.http.HttpConfig http, boolean isHead) {
+        if (http == null) return;
+        String host = http.host().equals("0.0.0.0") ? "127.0.0.1" : http.host();
+        if (isHead && http.includeDashboard()) {
+            System.out.println("  The dashboard: " + (http.dashboardPort() == 0 ? "on the port named in node.json (http_ports)"
+                    : "http://" + host + ":" + http.dashboardPort()));
+        }
+        System.out.println("  Health probes on port " + (http.agentPort() == 0 ? "(see node.json)" : http.agentPort())
+                + ", Prometheus metrics on " + (http.metricsPort() == 0 ? "the port in node.json" : "port " + http.metricsPort())
+                + (http.loopbackOnly() ? "" : " (beyond loopback: Authorization: Bearer <cluster token>)"));
+        System.out.flush();
     }
 
     private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground, boolean isHead) {

@@ -13,14 +13,22 @@ import java.util.logging.Logger;
 /**
  * A node's HTTP face as its daemon starts it: which routes on which port (the agent port's
  * health probes and the metrics port on every node; the dashboard port, with the state
- * API and the page, on the head), bound on a thread of its own after the daemon serves, so
- * that {@code ray start} does not wait for the HTTP server's classes to load.
+ * API and the page, on the head), bound on a thread of its own a moment after the daemon
+ * serves ({@link #START_DELAY_MILLIS}), so that neither {@code ray start} nor the first
+ * driver waits for the HTTP server's classes to load.
  */
 public final class NodeHttp implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(NodeHttp.class.getName());
     public static final String AGENT = "agent";
     public static final String DASHBOARD = "dashboard";
     public static final String METRICS = "metrics";
+    /**
+     * How long after the daemon serves the face binds. Loading the HTTP server's classes
+     * right away took CPU from the first driver's connection, which usually comes at once
+     * (bench/start_time.py: first ray.init() 0.22 -> 0.37 s median on a loaded 2-core host);
+     * a probe or a scrape a second later finds it up.
+     */
+    static final long START_DELAY_MILLIS = 1_000;
 
     private final HttpConfig config;
     private final String token;
@@ -45,6 +53,11 @@ public final class NodeHttp implements AutoCloseable {
      */
     public void startInBackground(BiConsumer<Map<String, Integer>, String> done) {
         Thread.ofPlatform().daemon().name("http-face").start(() -> {
+            try {
+                Thread.sleep(START_DELAY_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
             Map<String, Integer> ports = new LinkedHashMap<>();
             List<String> errors = new ArrayList<>();
             // one server per port, each on its own: a busy port leaves the others serving
