@@ -201,3 +201,24 @@ def test_beyond_loopback_the_token_is_required_and_never_shown(clusters):
         assert status == 200, (path, body)
         assert token not in body, f"{path} shows the cluster token"
     assert get(ports["dashboard"], "/api/v0/nodes", token="0" * 32)[0] == 401
+
+
+def test_a_bad_port_is_refused_and_a_busy_one_named_while_the_others_serve(clusters):
+    import socket
+    from conftest import ray_cli
+    bad = ray_cli(["start", "--head", "--port", "0", "--temp-dir", clusters.new_dir(),
+                   "--dashboard-port", "70000"])
+    assert bad.returncode != 0 and "--dashboard-port must be in 0..65535" in bad.stderr, bad
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        base = clusters.start("--num-cpus", "1", "--dashboard-port", "0", "--dashboard-agent-listen-port", "0",
+                              "--metrics-export-port", str(busy))
+        deadline = time.monotonic() + 20
+        while "http_error" not in node_json(base) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        info = node_json(base)
+        assert str(busy) in info.get("http_error", ""), info
+        assert "metrics" not in info["http_ports"]
+        assert get(info["http_ports"]["agent"], "/api/local_raylet_healthz") == (200, "success")

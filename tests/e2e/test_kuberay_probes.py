@@ -115,3 +115,51 @@ def test_health_check_without_a_daemon_says_why(tmp_path):
     done = __import__("subprocess").run([RAY_BIN, "health-check", "--temp-dir", str(tmp_path)],
                                         env=host_env(), capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "no beam daemon is running" in done.stderr, done
+
+
+WORKER_METRICS = """
+import time
+@ray.remote
+class Engine:
+    def __init__(self):
+        from ray.util import metrics
+        self.g = metrics.Gauge("vllm:gpu_cache_usage_perc", "cache", tag_keys=("engine",))
+    def record(self):
+        self.g.set(0.25, tags={"engine": "0"})
+        return ray.get_runtime_context().get_node_id()
+
+e = Engine.options(resources={"node:" + WORKER_IP: 0.01}).remote()
+emit("NODE", ray.get(e.record.remote()))
+time.sleep(600)  # a gauge lives as long as its process: the test ends this driver
+"""
+
+
+def test_each_node_exports_its_own_metrics_and_the_head_the_round_trips(cluster):
+    from prometheus_client.parser import text_string_to_metric_families
+    head, worker = cluster.hosts[0], cluster.hosts[1]
+    driver = cluster.spawn(head, WORKER_METRICS.replace("WORKER_IP", repr(worker.ip)))
+    assert driver.expect("NODE", timeout=90) == cluster.node_id(worker)
+
+    def scrape(host):
+        port = cluster.node_json(host)["http_ports"]["metrics"]
+        r = sh(host, f"wget --tries 1 -T 5 -q -O- http://localhost:{port}/metrics")
+        assert r.returncode == 0, r
+        return {f.name: f for f in text_string_to_metric_families(r.stdout)}
+
+    wait_for(lambda: "ray_vllm_gpu_cache_usage_perc" in scrape(worker), 15, "the actor's gauge on its node")
+    on_worker = scrape(worker)
+    gauge = [s for s in on_worker["ray_vllm_gpu_cache_usage_perc"].samples if s.labels == {"engine": "0"}]
+    assert [s.value for s in gauge] == [0.25]
+    assert "ray_resources" not in on_worker  # the cluster's metrics are the head's
+    on_head = scrape(head)
+    assert "ray_vllm_gpu_cache_usage_perc" not in on_head
+    rtt = [s for s in on_head["beam_node_heartbeat_rtt_seconds"].samples
+           if s.labels["NodeAddress"] == worker.ip]
+    assert rtt and 0 < rtt[0].value < 1.0
+    active = {s.labels["node_type"]: s.value for s in on_head["ray_cluster_active_nodes"].samples}
+    assert active == {"head": 1.0, "worker": 1.0}
+    # ray.nodes() names each node's HTTP ports, as Ray's does
+    view = cluster.run_driver(head, "emit('N', ray.nodes())")["N"]
+    by_ip = {n["NodeManagerAddress"]: n for n in view}
+    assert by_ip[worker.ip]["MetricsExportPort"] == cluster.node_json(worker)["http_ports"]["metrics"]
+    assert by_ip[worker.ip]["DashboardAgentListenPort"] == 52365
