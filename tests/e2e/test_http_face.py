@@ -222,3 +222,42 @@ def test_a_bad_port_is_refused_and_a_busy_one_named_while_the_others_serve(clust
         assert str(busy) in info.get("http_error", ""), info
         assert "metrics" not in info["http_ports"]
         assert get(info["http_ports"]["agent"], "/api/local_raylet_healthz") == (200, "success")
+
+
+def test_include_dashboard_false_leaves_only_the_dashboard_port_closed(clusters):
+    base = clusters.start("--num-cpus", "1", "--include-dashboard=false", *PORTS)
+    deadline = time.monotonic() + 20
+    while "http_ports" not in node_json(base) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ports = node_json(base)["http_ports"]
+    assert set(ports) == {"agent", "metrics"}, ports
+    assert get(ports["agent"], "/api/local_raylet_healthz") == (200, "success")
+    assert get(ports["metrics"], "/metrics")[0] == 200
+
+
+def test_an_actors_last_counts_are_sent_as_it_exits_and_stay(head):
+    from conftest import run_driver
+    done = run_driver(head["base"], """
+        import sys, ray
+        from ray.util import metrics
+        ray.init(address="auto")
+
+        @ray.remote
+        class Once:
+            def run(self):
+                metrics.Counter("finished_jobs", tag_keys=("kind",)).inc(3, tags={"kind": "batch"})
+                sys.exit(0)  # at once: before the 2 s periodic send
+
+        try:
+            ray.get(Once.remote().run.remote())
+        except Exception as e:
+            print("ended:", type(e).__name__)
+        """)
+    assert done.returncode == 0, done.stderr
+    deadline = time.monotonic() + 10
+    while True:
+        fam = metrics_of(head["ports"]["metrics"])
+        if "ray_finished_jobs" in fam or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert samples(fam, "ray_finished_jobs", kind="batch")[0].value == 3.0

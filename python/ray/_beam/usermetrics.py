@@ -10,6 +10,7 @@ its Prometheus port.
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import logging
 import threading
@@ -52,6 +53,9 @@ def _changed_now(key: Tuple) -> None:
     if _thread is None:
         _thread = threading.Thread(target=_loop, name="beam-metrics", daemon=True)
         _thread.start()
+        # a driver's last values go out at exit (registered after the client's atexit, so
+        # it runs first, while the connection is open); a worker flushes in Worker._exit
+        atexit.register(flush)
     _wake.set()
 
 

@@ -213,8 +213,7 @@ public final class Session implements Client {
                 daemon.requestShutdown();
             }
             case Request.Metrics m -> {
-                String problem = daemon.userMetrics().record(this, m.metrics());
-                if (problem != null) LOG.fine(() -> describe() + ": metrics: " + problem);
+                daemon.userMetrics().record(this, m.metrics()); // logs what it refuses
             }
             case Request.ActorReady r -> cluster.onActorReady(ownActor(r.actorId()));
             case Request.ActorFailed r -> cluster.onActorFailed(ownActor(r.actorId()), r.message());

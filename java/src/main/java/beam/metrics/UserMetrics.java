@@ -43,6 +43,10 @@ public final class UserMetrics {
     private int series;
     private long dropped;
     private long clock;
+    private long lastWarningNanos = System.nanoTime() - WARN_EVERY_NANOS;
+    /** A refused report is logged (beamd.log) at most this often: a process resends every 2 s. */
+    static final long WARN_EVERY_NANOS = 60_000_000_000L;
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(UserMetrics.class.getName());
 
     /**
      * Takes one process's report ({@code metrics}: the frame's list). Returns null when all of
@@ -56,6 +60,10 @@ public final class UserMetrics {
         for (JsonNode m : metrics) {
             String why = take(mine, m);
             if (why != null && problem == null) problem = why;
+        }
+        if (problem != null && System.nanoTime() - lastWarningNanos > WARN_EVERY_NANOS) {
+            lastWarningNanos = System.nanoTime();
+            LOG.warning("ray.util.metrics: part of a report was refused: " + problem + " (logged at most once a minute)");
         }
         return problem;
     }
