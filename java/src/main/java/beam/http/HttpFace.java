@@ -44,6 +44,8 @@ public final class HttpFace implements AutoCloseable {
     }
 
     private final byte[] token; // null: every route is open (loopback only, or auth disabled)
+    /** On loopback: the Host names a request may carry (null: any), against DNS rebinding. */
+    private final java.util.Set<String> hosts;
     private final List<HttpServer> servers = new ArrayList<>();
     private final Map<String, Integer> ports = new LinkedHashMap<>();
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -55,6 +57,8 @@ public final class HttpFace implements AutoCloseable {
      */
     public HttpFace(HttpConfig config, String token, Map<String, Face> faces) throws IOException {
         this.token = config.loopbackOnly() || token == null ? null : token.trim().getBytes(StandardCharsets.UTF_8);
+        this.hosts = config.loopbackOnly() ? new java.util.HashSet<>(java.util.List.of("localhost", "127.0.0.1", "[::1]",
+                config.host().toLowerCase(java.util.Locale.ROOT))) : null;
         Map<Integer, HttpServer> byPort = new LinkedHashMap<>();
         try {
             for (Map.Entry<String, Face> e : faces.entrySet()) {
@@ -128,6 +132,12 @@ public final class HttpFace implements AutoCloseable {
         if (!path.equals(route.path()) && !path.equals(route.path() + "/")) {
             return Route.Reply.text(404, "no such path: " + clip(path) + " (the dashboard is at /)\n");
         }
+        if (!route.open() && !hostAllowed(ex.getRequestHeaders().getFirst("Host"))) {
+            // a web page the user visits could point its own name at 127.0.0.1 and read the
+            // answers (DNS rebinding): on loopback only requests made to a loopback name count
+            return Route.Reply.text(403, "unexpected Host header '" + clip(ex.getRequestHeaders().getFirst("Host"))
+                    + "': this face listens on loopback; use http://127.0.0.1:PORT or http://localhost:PORT\n");
+        }
         if (!route.open() && !authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
             ex.getResponseHeaders().set("WWW-Authenticate", "Bearer");
             return Route.Reply.text(401, "this HTTP face is bound beyond loopback: send the cluster token as "
@@ -142,6 +152,14 @@ public final class HttpFace implements AutoCloseable {
             return Route.Reply.text(500, "internal error in the beam daemon (" + e.getClass().getSimpleName()
                     + "); its log has the details\n");
         }
+    }
+
+    private boolean hostAllowed(String header) {
+        if (hosts == null || header == null) return true;
+        String h = header.trim().toLowerCase(java.util.Locale.ROOT);
+        int colon = h.lastIndexOf(':');
+        if (colon > h.lastIndexOf(']')) h = h.substring(0, colon);
+        return hosts.contains(h);
     }
 
     private boolean authorized(String header) {

@@ -112,6 +112,27 @@ class HttpFaceTest {
         assertThat(get(port, "/api/local_raylet_healthz").body()).isEqualTo("success");
     }
 
+    private static String raw(int port, String request) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().flush();
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    @Test
+    void onLoopbackARequestForAnotherHostNameIsRefusedButTheProbes() throws Exception {
+        int port = start("127.0.0.1");
+        assertThat(raw(port, "GET /data HTTP/1.1\r\nHost: rebind.attacker.example\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 403").contains("unexpected Host header");
+        assertThat(raw(port, "GET /api/local_raylet_healthz HTTP/1.1\r\nHost: rebind.attacker.example\r\n"
+                + "Connection: close\r\n\r\n")).startsWith("HTTP/1.1 200");
+        for (String host : new String[] {"localhost:" + port, "127.0.0.1", "[::1]:" + port, "LOCALHOST"}) {
+            assertThat(raw(port, "GET /data HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n"))
+                    .as(host).startsWith("HTTP/1.1 200");
+        }
+    }
+
     @Test
     void facesOnTheSamePortShareIt() throws Exception {
         int free;
