@@ -42,6 +42,9 @@ class Engine:
         print("engine stepped", flush=True)
         return True
 
+    def boom(self):
+        raise ValueError("a failing call")
+
 @ray.remote
 class Doomed:
     def ping(self):
@@ -50,6 +53,10 @@ class Doomed:
 
 engine = Engine.remote()
 ray.get([engine.step.remote() for _ in range(2)])
+try:
+    ray.get(engine.boom.remote())
+except ValueError:
+    pass
 doomed = Doomed.remote()
 ray.get(doomed.ping.remote())
 ray.kill(doomed)
@@ -121,7 +128,8 @@ def test_metrics_parse_and_carry_rays_names(head):
     assert samples(fam, "ray_component_rss_mb", Component="beamd")[0].value > 10
     assert samples(fam, "beam_daemon_threads")[0].value > 0
     assert samples(fam, "beam_daemon_open_fds")[0].value > 0
-    assert samples(fam, "beam_actor_calls")[0].value >= 3  # counter: the family drops _total
+    assert samples(fam, "beam_actor_calls")[0].value >= 4  # counter: the family drops _total
+    assert samples(fam, "beam_actor_calls_failed")[0].value == 1.0  # engine.boom raised
     assert samples(fam, "beam_node_healthy")[0].value == 1.0
 
 

@@ -163,3 +163,13 @@ def test_each_node_exports_its_own_metrics_and_the_head_the_round_trips(cluster)
     by_ip = {n["NodeManagerAddress"]: n for n in view}
     assert by_ip[worker.ip]["MetricsExportPort"] == cluster.node_json(worker)["http_ports"]["metrics"]
     assert by_ip[worker.ip]["DashboardAgentListenPort"] == 52365
+    # a node death shows on the head: the worker's host loses power
+    driver.close()
+    worker.kill_all()
+
+    def counted():
+        nodes = {s.labels["node_type"]: s.value for s in scrape(head)["ray_cluster_failed_nodes"].samples}
+        return nodes.get("worker") == 1.0
+
+    wait_for(counted, 15, "the head counting the worker's death")
+    assert {s.labels["node_type"]: s.value for s in scrape(head)["ray_cluster_active_nodes"].samples}["worker"] == 0
