@@ -59,9 +59,10 @@ final class ActorHistory {
     void log(String actorId, Frame log) {
         byte[] text = log.payload();
         if (text.length == 0) return;
-        String stream = log.header().path("stream").asText("stdout");
-        byte[] tagged = ((stream.equals("stderr") ? "[err] " : "") + new String(text, StandardCharsets.UTF_8))
-                .getBytes(StandardCharsets.UTF_8);
+        // stdout is kept as it came (this runs under the cluster lock, for every batch of output);
+        // stderr lines are marked, so the tail tells the two apart
+        byte[] tagged = !log.header().path("stream").asText("stdout").equals("stderr") ? text
+                : new String(text, StandardCharsets.UTF_8).replaceAll("(?m)^(?=.)", "[err] ").getBytes(StandardCharsets.UTF_8);
         ArrayDeque<byte[]> chunks = tails.computeIfAbsent(actorId, k -> new ArrayDeque<>());
         chunks.addLast(tagged.length > TAIL_BYTES
                 ? java.util.Arrays.copyOfRange(tagged, tagged.length - TAIL_BYTES, tagged.length) : tagged);

@@ -21,10 +21,10 @@ class ActorHistoryTest {
     @Test
     void theTailHoldsTheLastLinesOfBothStreamsInOrder() {
         history.log("a", log("stdout", "one\ntwo\n"));
-        history.log("a", log("stderr", "oops\n"));
+        history.log("a", log("stderr", "oops\nagain\n"));
         history.log("a", log("stdout", "three\n"));
-        assertThat(history.tail("a", 2)).isEqualTo("[err] oops\nthree\n");
-        assertThat(history.tail("a", 100)).isEqualTo("one\ntwo\n[err] oops\nthree\n");
+        assertThat(history.tail("a", 2)).isEqualTo("[err] again\nthree\n");
+        assertThat(history.tail("a", 100)).isEqualTo("one\ntwo\n[err] oops\n[err] again\nthree\n");
         assertThat(history.tail("nobody", 5)).isNull();
     }
 
