@@ -21,10 +21,11 @@ public final class MetricNames {
         return PrometheusNaming.isValidLegacyMetricName(name) ? name : null;
     }
 
-    /** A tag key as a label name, or null when it cannot be one. */
+    /** A tag key as a label name, or null when it cannot be one (Prometheus reserves le, quantile and __*). */
     static String sanitizeLabel(String raw) {
-        if (raw == null || raw.isBlank() || raw.length() > MAX_NAME) return null;
+        if (raw == null || raw.isBlank() || raw.length() > MAX_NAME || raw.startsWith("__")) return null;
         String name = PrometheusNaming.sanitizeLabelName(raw.replaceAll("[^A-Za-z0-9_]", "_"));
+        if (name.equals("le") || name.equals("quantile") || name.startsWith("__")) return null;
         return PrometheusNaming.isValidLegacyLabelName(name) ? name : null;
     }
 }

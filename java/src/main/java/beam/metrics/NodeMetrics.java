@@ -36,6 +36,7 @@ public final class NodeMetrics {
         long failedCalls();
     }
 
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(NodeMetrics.class.getName());
     private final UserMetrics user;
     private final Supplier<String> healthProblem;
     private final ClusterSource cluster; // null on a joined node
@@ -53,7 +54,9 @@ public final class NodeMetrics {
         out.add(gauge("beam_node_healthy", "1 while this node's health probes answer success, else 0",
                 Map.of(Labels.EMPTY, healthProblem.get() == null ? 1.0 : 0.0)));
         if (cluster != null) ClusterStats.add(out, cluster);
-        addUser(out);
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        for (MetricSnapshot m : out) taken.add(m.getMetadata().getPrometheusName());
+        addUser(out, taken);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrometheusTextFormatWriter.create().write(bytes, new MetricSnapshots(out), EscapingScheme.UNDERSCORE_ESCAPING);
         return bytes.toByteArray();
@@ -63,21 +66,39 @@ public final class NodeMetrics {
         return PrometheusTextFormatWriter.CONTENT_TYPE;
     }
 
-    private void addUser(List<MetricSnapshot> out) {
+    /** The user's families, each on its own: one that the exposition refuses is left out and logged, not the scrape. */
+    private void addUser(List<MetricSnapshot> out, java.util.Set<String> taken) {
         for (UserMetrics.Aggregate a : user.aggregate()) {
             UserMetrics.Family f = a.family();
+            if (!taken.add(f.name())) {
+                LOG.fine(() -> "ray.util.metrics " + f.name() + " has the name of one of beam's own metrics: left out");
+                continue;
+            }
+            try {
+                out.add(family(a, f));
+            } catch (IllegalArgumentException e) {
+                LOG.warning("ray.util.metrics " + f.name() + " cannot be exported: " + e.getMessage());
+            }
+        }
+        out.add(CounterSnapshot.builder().name("beam_user_metric_series_dropped")
+                .help("ray.util.metrics series refused because the node held " + UserMetrics.MAX_SERIES + " already")
+                .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(user.droppedSeries()).build()).build());
+    }
+
+    private static MetricSnapshot family(UserMetrics.Aggregate a, UserMetrics.Family f) {
+        {
             switch (f.kind()) {
                 case "counter" -> {
                     var b = CounterSnapshot.builder().name(f.name()).help(f.help());
                     a.series().forEach((k, s) -> b.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
                             .labels(labels(k.tags())).value(s.value).build()));
-                    out.add(b.build());
+                    return b.build();
                 }
                 case "gauge" -> {
                     var b = GaugeSnapshot.builder().name(f.name()).help(f.help());
                     a.series().forEach((k, s) -> b.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
                             .labels(labels(k.tags())).value(s.value).build()));
-                    out.add(b.build());
+                    return b.build();
                 }
                 default -> {
                     var b = HistogramSnapshot.builder().name(f.name()).help(f.help());
@@ -87,13 +108,10 @@ public final class NodeMetrics {
                     a.series().forEach((k, s) -> b.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
                             .labels(labels(k.tags())).sum(s.sum)
                             .classicHistogramBuckets(ClassicHistogramBuckets.of(bounds, s.buckets)).build()));
-                    out.add(b.build());
+                    return b.build();
                 }
             }
         }
-        out.add(CounterSnapshot.builder().name("beam_user_metric_series_dropped")
-                .help("ray.util.metrics series refused because the node held " + UserMetrics.MAX_SERIES + " already")
-                .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(user.droppedSeries()).build()).build());
     }
 
     static Labels labels(Map<String, String> tags) {

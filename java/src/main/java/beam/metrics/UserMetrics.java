@@ -94,10 +94,21 @@ public final class UserMetrics {
                 return "histogram " + name + ": 1 to " + MAX_BOUNDARIES + " boundaries are required";
             }
             bounds = new double[b.size()];
-            for (int i = 0; i < bounds.length; i++) bounds[i] = b.get(i).asDouble();
+            for (int i = 0; i < bounds.length; i++) {
+                bounds[i] = b.get(i).asDouble(Double.NaN);
+                // what the exposition accepts: finite, strictly ascending (else every scrape would fail)
+                if (!b.get(i).isNumber() || !Double.isFinite(bounds[i]) || (i > 0 && bounds[i] <= bounds[i - 1])) {
+                    return "histogram " + name + ": boundaries must be finite numbers in ascending order";
+                }
+            }
             JsonNode counts = m.path("buckets");
             if (!counts.isArray() || counts.size() != bounds.length + 1) {
                 return "histogram " + name + ": 'buckets' must hold one count per boundary plus one (+Inf)";
+            }
+        } else {
+            JsonNode v = m.path("value");
+            if (!v.isNumber() || (kind.equals("counter") && !(v.asDouble() >= 0 && Double.isFinite(v.asDouble())))) {
+                return "metric " + name + ": 'value' must be a number" + (kind.equals("counter") ? " >= 0" : "");
             }
         }
         Family family = families.get(name);
@@ -119,12 +130,12 @@ public final class UserMetrics {
         }
         s.stamp = ++clock;
         if (bounds == null) {
-            s.value = m.path("value").asDouble(0);
+            s.value = m.path("value").asDouble();
         } else {
             JsonNode b = m.path("buckets");
             s.buckets = new long[b.size()];
             for (int i = 0; i < s.buckets.length; i++) s.buckets[i] = Math.max(0, b.get(i).asLong());
-            s.sum = m.path("sum").asDouble(0);
+            s.sum = m.path("sum").isNumber() ? m.path("sum").asDouble() : 0;
         }
         return null;
     }

@@ -71,6 +71,24 @@ class UserMetricsTest {
     }
 
     @Test
+    void nothingOneProcessSendsCanBreakTheScrape() throws Exception {
+        JsonNode hostile = FrameCodec.json().readTree("["
+                + "{\"name\":\"h1\",\"kind\":\"histogram\",\"boundaries\":[2,1],\"buckets\":[0,0,0]},"
+                + "{\"name\":\"h2\",\"kind\":\"histogram\",\"boundaries\":[1,\"x\"],\"buckets\":[0,0,0]},"
+                + "{\"name\":\"c1\",\"kind\":\"counter\",\"value\":-5},"
+                + "{\"name\":\"c2\",\"kind\":\"counter\",\"value\":\"7\"},"
+                + "{\"name\":\"g1\",\"kind\":\"gauge\",\"tags\":{\"le\":\"1\"},\"value\":1},"
+                + "{\"name\":\"g2\",\"kind\":\"gauge\",\"tags\":{\"__name__\":\"x\"},\"value\":1},"
+                + "{\"name\":\"component_rss_mb\",\"kind\":\"gauge\",\"tags\":{\"Component\":\"fake\"},\"value\":1},"
+                + "{\"name\":\"fine\",\"kind\":\"gauge\",\"value\":2}]");
+        assertThat(user.record("evil", hostile)).isNotNull();
+        String text = scrape();
+        assertThat(text).contains("ray_fine 2.0").doesNotContain("ray_h1").doesNotContain("ray_h2")
+                .doesNotContain("ray_c1").doesNotContain("ray_c2").doesNotContain("ray_g1").doesNotContain("ray_g2")
+                .doesNotContain("Component=\"fake\"").contains("Component=\"beamd\"");
+    }
+
+    @Test
     void seriesAreBoundedAndTheDroppedOnesCounted() throws Exception {
         StringBuilder json = new StringBuilder("[");
         for (int i = 0; i < UserMetrics.MAX_PER_FRAME; i++) {
