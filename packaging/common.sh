@@ -14,8 +14,9 @@ DIST="$ROOT/dist"
 # java.sql and java.xml: Jackson's optional adapters (java.beans annotations, java.sql and
 # javax.xml date types), which jackson-databind's module-info declares `requires static`;
 # beam uses none of them. jdk.unsupported: sun.misc.Signal, so that SIGTERM ends `ray start
-# --block` with status 0 (cli/StartCommand). check_modules() fails the build when jdeps finds anything else.
-RUNTIME_MODULES="java.base,java.logging,java.management,jdk.unsupported"
+# --block` with status 0 (cli/StartCommand). jdk.httpserver: the HTTP face (beam.http).
+# check_modules() fails the build when jdeps finds anything else.
+RUNTIME_MODULES="java.base,java.logging,java.management,jdk.httpserver,jdk.unsupported"
 OPTIONAL_MODULES="java.desktop java.sql java.xml"
 JLINK_OPTS=(--strip-debug --no-man-pages --no-header-files --compress=zip-6)
 

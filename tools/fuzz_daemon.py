@@ -166,6 +166,15 @@ def main():
     for target in targets:  # warm-up: the JVM makes its I/O pollers (epoll fds) on first use
         send_batch(target, [one_frame(rng)], with_hello=False, rng=rng)
     time.sleep(0.5)
+    # the daemon opens its HTTP face (listening sockets, their selectors) a moment after it
+    # serves: measure once it is up, so that only what the fuzzing leaves behind counts
+    node_json = os.path.join(args.temp_dir, "session_latest", "node.json")
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        with open(node_json) as f:
+            if "http_ports" in json.load(f):
+                break
+        time.sleep(0.1)
     before = stats(probe)
     sent, t0 = 0, time.time()
     while sent < args.frames:

@@ -41,6 +41,23 @@ ray.get(ray.put(list(range(1000))))
 remove_placement_group(pg)
 for a in actors:
     ray.kill(a)
+from ray.util import metrics
+metrics.Counter("train_calls", tag_keys=("k",)).inc(1, tags={"k": "v"})
+metrics.Histogram("train_latency", boundaries=[0.1, 1]).observe(0.5)
+from ray._beam import usermetrics
+usermetrics.flush()
+# the HTTP face's classes: its routes once each (it binds just after the daemon is ready)
+import json, os, time, urllib.request
+node_json = os.path.join(os.environ["RAY_TMPDIR"], "session_latest", "node.json")
+deadline = time.monotonic() + 30
+while "http_ports" not in json.load(open(node_json)) and time.monotonic() < deadline:
+    time.sleep(0.05)
+ports = json.load(open(node_json)).get("http_ports", {})
+for face, path in (("agent", "/api/local_raylet_healthz"), ("agent", "/api/healthz"), ("metrics", "/metrics"),
+                   ("dashboard", "/api/gcs_healthz"), ("dashboard", "/"), ("dashboard", "/api/beam/dashboard"),
+                   ("dashboard", "/api/v0/actors"), ("dashboard", "/api/v0/nodes"), ("dashboard", "/api/cluster_status")):
+    if face in ports:
+        urllib.request.urlopen(f"http://127.0.0.1:{ports[face]}{path}", timeout=10).read()
 ray.shutdown()
 """
 
@@ -61,7 +78,8 @@ def train(java, jar, python):
     out = os.path.join(tmp, "beam.aot")
     flags = aotcache.training_flags()
     cmd = [java, *flags, f"-XX:AOTCacheOutput={out}", "-cp", jar, launcher.MAIN_CLASS, "start", "--block",
-           "--notify-ready", "--head", "--port", "0", "--num-cpus", "2", "--num-gpus", "0", "--temp-dir", tmp]
+           "--notify-ready", "--head", "--port", "0", "--num-cpus", "2", "--num-gpus", "0", "--temp-dir", tmp,
+           "--dashboard-port", "0", "--dashboard-agent-listen-port", "0", "--metrics-export-port", "0"]
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "RAY_ADDRESS")}
     env["PYTHONPATH"] = PACKAGE_ROOT  # for the driver and for the actor workers the daemon starts
     stderr_log = os.path.join(tmp, "train-stderr.log")

@@ -147,10 +147,10 @@ def test_second_start_on_same_temp_dir_is_refused(clusters):
 
 def test_ignored_ray_flags_are_accepted_with_one_notice_each(clusters):
     base = clusters.new_dir()
-    ignored = ["--dashboard-host", "--include-dashboard", "--disable-usage-stats",
+    ignored = ["--memory", "--node-manager-port", "--disable-usage-stats",
                "--object-store-memory"]
     done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base, "--num-cpus", "1",
-                    "--dashboard-host", "0.0.0.0", "--include-dashboard=false",
+                    "--memory", "100", "--node-manager-port=7001",
                     "--disable-usage-stats", "--object-store-memory", "1000"])
     assert done.returncode == 0, done.stderr
     text = (done.stdout + done.stderr).splitlines()

@@ -29,6 +29,17 @@ CASES = [
     ("actor_died_no_payload", {"op": "result", "oid": "12" * 24 + "00000000",
                                "status": "actor_died",
                                "message": "The actor died unexpectedly before finishing this task."}, b""),
+    # ray.util.metrics values of one process, cumulative (docs/PROTOCOL.md, "metrics")
+    ("metrics_all_kinds", {"op": "metrics", "metrics": [
+        {"name": "vllm:num_requests_running", "kind": "gauge", "description": "Requests running",
+         "tags": {"model_name": "m"}, "value": 3.0},
+        {"name": "requests", "kind": "counter", "description": "", "tags": {}, "value": 12.0},
+        {"name": "latency_s", "kind": "histogram", "description": "Latency", "tags": {"route": "/x"},
+         "boundaries": [0.1, 1.0], "buckets": [2, 1, 1], "sum": 3.25}]}, b""),
+    # the head's heartbeat carries its clock; the joined node answers with a pong of it
+    ("link_ping_with_clock", {"op": "ping", "t": 123456789012}, b""),
+    ("link_pong", {"op": "pong", "t": 123456789012}, b""),
+    ("link_node_facts", {"op": "node_facts", "http_ports": {"agent": 52365, "metrics": 8080}}, b""),
 ]
 
 

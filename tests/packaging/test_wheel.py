@@ -164,7 +164,7 @@ def test_wheel_name_and_contents(wheel):
         meta = z.read("ray-2.58.0.dist-info/WHEEL").decode()
         assert "Root-Is-Purelib: false" in meta
         release = z.read("ray/_beam/runtime/release").decode()
-        assert 'MODULES="java.base java.logging java.management jdk.unsupported"' in release
+        assert 'MODULES="java.base java.logging java.management jdk.httpserver jdk.unsupported"' in release
 
 
 @pytest.fixture(scope="module")

@@ -136,7 +136,7 @@ def test_runtime_env():
     assert isinstance(env, dict)
 
 
-def test_metrics_noop():
+def test_metrics_check_arguments_like_ray():
     from ray.util import metrics
     metrics.Counter("c", description="d", tag_keys=("a",)).inc(1, tags={"a": "x"})
     metrics.Gauge("g", tag_keys=("a",)).set_default_tags({"a": "b"}).set(3)

@@ -123,6 +123,8 @@ class Worker:
 
     @staticmethod
     def _exit(_reason: str = "") -> None:
+        from ray._beam import usermetrics
+        usermetrics.flush()  # the values recorded since the last send (a no-op once the link is gone)
         if os.environ.get("BEAM_WORKER_DEBUG"):
             print(f"beam worker exiting: {_reason}", file=sys.stderr, flush=True)
         for stream in (sys.stdout, sys.stderr):

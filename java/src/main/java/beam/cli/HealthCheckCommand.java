@@ -1,61 +1,101 @@
 package beam.cli;
 
+import beam.auth.TlsConfig;
+import beam.codec.Frame;
+import beam.codec.FrameCodec;
+import beam.codec.FrameException;
+import beam.codec.FrameLimits;
+import beam.protocol.Frames;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ray health-check}: exit 0 when the cluster answers, 1 when not. Slurm scripts and
- * KubeRay's worker init container ({@code until ray health-check --address HEAD:6379 ...})
- * wait on it before {@code ray start --address}. With {@code --address}, the head's port
- * must accept a TCP connection (nothing is sent: the head's gate waits for a join); without,
- * the local daemon ({@link Discovery}) must accept one on its socket.
+ * {@code ray health-check}: exit 0 when the cluster answers, 1 with the reason otherwise
+ * (Ray's hidden command, which KubeRay's worker pods run to wait for the head).
+ *
+ * <p>With {@code --address HOST:PORT} (no beam on this machine needed) it connects to the
+ * head's port and expects the challenge every beam head sends first: the head is up and
+ * serving; no token is needed, none is sent, and the head counts it as no join. Without it,
+ * this machine's daemon must answer a request that its head answers (on a joined node the
+ * request crosses the node link).
  */
-@Command(name = "health-check", addMethodSubcommands = false, description = "Exit 0 if the cluster (or the head at --address) answers.")
+@Command(name = "health-check", addMethodSubcommands = false, hidden = true,
+        description = "Exit 0 if the cluster is healthy, 1 (with the reason) if not.")
 public final class HealthCheckCommand implements Callable<Integer> {
     static final int CONNECT_TIMEOUT_MILLIS = 5_000;
 
-    @Option(names = "--address", description = "The head's HOST:PORT (default: the local daemon).")
+    @Option(names = "--address", description = "The head's HOST:PORT (default: ask this machine's daemon).")
     String address;
 
-    @Option(names = "--temp-dir", description = "Root of the session directories of the local daemon.")
+    @Option(names = "--temp-dir", description = "Root of the session directories (default: as `ray.init()` finds them).")
     String tempDir;
 
-    @Option(names = {"--component", "--skip-version-check", "--redis_password"}, arity = "0..1", hidden = true)
-    List<String> ignored;
+    @Option(names = "--component", description = "Accepted for Ray compatibility; beam has no separate components.")
+    String component;
+
+    @Option(names = "--skip-version-check", description = "Accepted for Ray compatibility.")
+    boolean skipVersionCheck;
+
+    @Option(names = "--redis_password", description = "Accepted for Ray compatibility; beam has no Redis.", hidden = true)
+    String redisPassword;
 
     @Override
     public Integer call() {
-        if (address == null || address.isBlank() || address.equals("auto")) {
-            var node = Discovery.find(tempDir, "health-check");
-            if (node == null) return 1;
-            try (DaemonClient ignoredClient = new DaemonClient(Path.of(node.path("socket").asText()))) {
-                return 0;
-            } catch (IOException e) {
-                System.err.println("beam: the local daemon does not answer: " + e.getMessage());
-                return 1;
-            }
+        try {
+            String ok = address != null ? checkHead(address) : checkLocal();
+            System.out.println("beam: healthy: " + ok);
+            return 0;
+        } catch (IOException e) {
+            System.err.println("beam: unhealthy: " + e.getMessage());
+            return 1;
         }
+    }
+
+    private static String checkHead(String address) throws IOException {
         int colon = address.lastIndexOf(':');
         int port;
         try {
             port = Integer.parseInt(address.substring(colon + 1));
         } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-            System.err.println("beam: --address must be HOST:PORT, not '" + address + "'");
-            return 2;
+            throw new IOException("--address must be HOST:PORT, got '" + address + "'");
         }
-        String host = colon > 0 ? address.substring(0, colon) : "127.0.0.1";
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MILLIS);
-            return 0;
+        String host = address.substring(0, colon);
+        TlsConfig tls = TlsConfig.resolve(null, null, null);
+        try (Socket socket = tls == null ? new Socket() : tls.context().getSocketFactory().createSocket()) {
+            socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MILLIS);
+            socket.setSoTimeout(CONNECT_TIMEOUT_MILLIS);
+            InputStream in = socket.getInputStream();
+            Frame first = new FrameCodec(FrameLimits.DEFAULT).decode(in);
+            if (first == null || !first.op().equals("challenge")) {
+                throw new IOException("something answers at " + address + " but it is not a beam head"
+                        + (tls == null ? " (if the head uses TLS, set RAY_TLS_SERVER_CERT, RAY_TLS_SERVER_KEY and RAY_TLS_CA_CERT)" : ""));
+            }
+            return "the head at " + address + " is serving (protocol " + first.header().path("proto").asInt() + ")";
+        } catch (FrameException e) {
+            throw new IOException("the head at " + address + " sent a malformed frame: " + e.getMessage());
+        } catch (java.net.SocketTimeoutException e) {
+            throw new IOException("the head at " + address + " did not answer within " + CONNECT_TIMEOUT_MILLIS / 1000 + " s");
         } catch (IOException e) {
-            System.err.println("beam: nothing answers at " + address + " (" + e.getMessage() + ")");
-            return 1;
+            if (e.getMessage() != null && e.getMessage().startsWith("the head")) throw e;
+            throw new IOException("cannot reach the head at " + address + ": " + e.getMessage());
+        }
+    }
+
+    private String checkLocal() throws IOException {
+        ObjectNode running = Discovery.find(tempDir, "health-check"); // prints why when there is none
+        if (running == null) throw new IOException("no beam daemon of yours answers on this machine");
+        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
+            ObjectNode state = client.request(Frames.header("cluster_state"));
+            long alive = 0;
+            for (var n : state.path("nodes")) if (n.path("Alive").asBoolean()) alive++;
+            return "this node's daemon and the head answer (" + alive + " live node" + (alive == 1 ? "" : "s") + ")";
         }
     }
 }

@@ -36,9 +36,8 @@ import picocli.CommandLine.Model.OptionSpec;
 public final class StartCommand implements Callable<Integer> {
     static final String DESCRIPTION = "Start the beam daemon on this machine.";
     /** Ray's flags that do not apply to beam: accepted (with or without a value) and ignored. */
-    static final String[] IGNORED_RAY_FLAGS = {"--dashboard-host", "--dashboard-port", "--include-dashboard",
-        "--disable-usage-stats", "--object-store-memory", "--memory", "--dashboard-agent-listen-port",
-        "--dashboard-agent-grpc-port", "--metrics-export-port", "--min-worker-port", "--max-worker-port",
+    static final String[] IGNORED_RAY_FLAGS = {"--disable-usage-stats", "--object-store-memory", "--memory",
+        "--dashboard-agent-grpc-port", "--min-worker-port", "--max-worker-port",
         "--node-manager-port", "--object-manager-port", "--runtime-env-agent-port", "--ray-client-server-port",
         "--redis-password", "--system-config", "--plasma-directory", "--object-spilling-directory", "--storage",
         "--log-style", "--log-color", "--verbose", "--labels", "--node-name", "--worker-port-list",
@@ -65,6 +64,11 @@ public final class StartCommand implements Callable<Integer> {
     String tlsCa;
     long ownerPid;
     boolean notifyReady;
+    String dashboardHost;
+    int dashboardPort;
+    int agentPort;
+    int metricsPort;
+    boolean includeDashboard;
     List<String> ignored = new ArrayList<>();
 
     private CommandSpec spec;
@@ -105,6 +109,20 @@ public final class StartCommand implements Callable<Integer> {
                 "PEM PKCS#8 private key for --tls-cert (or $RAY_TLS_SERVER_KEY).", false));
         spec.addOption(value("--tls-ca", "<tlsCa>", String.class, null,
                 "PEM CA certificate every node's certificate is signed by (or $RAY_TLS_CA_CERT).", false));
+        spec.addOption(value("--dashboard-host", "<dashboardHost>", String.class, beam.http.HttpConfig.DEFAULT_HOST,
+                "Address the HTTP ports bind (default ${DEFAULT-VALUE}); beyond loopback all but the health probes "
+                        + "need the cluster token.", false));
+        spec.addOption(value("--dashboard-port", "<dashboardPort>", int.class,
+                String.valueOf(beam.http.HttpConfig.DEFAULT_DASHBOARD_PORT),
+                "The head's dashboard, state API and /api/gcs_healthz (default ${DEFAULT-VALUE}; 0: any free port).", false));
+        spec.addOption(OptionSpec.builder("--include-dashboard").paramLabel("<true|false>").arity("0..1").type(Boolean.class)
+                .fallbackValue("true").description("Serve the dashboard port on the head (default true).").build());
+        spec.addOption(value("--dashboard-agent-listen-port", "<agentPort>", int.class,
+                String.valueOf(beam.http.HttpConfig.DEFAULT_AGENT_PORT),
+                "Every node's /api/local_raylet_healthz (default ${DEFAULT-VALUE}; 0: any free port).", false));
+        spec.addOption(value("--metrics-export-port", "<metricsPort>", int.class,
+                String.valueOf(beam.http.HttpConfig.DEFAULT_METRICS_PORT),
+                "Every node's Prometheus /metrics (default: any free port, in node.json).", false));
         spec.addOption(value("--owner-pid", "<ownerPid>", long.class, "0", "Stop when this process exits.", true));
         spec.addOption(flag("--notify-ready", "", true));
         spec.addOption(OptionSpec.builder(IGNORED_RAY_FLAGS).paramLabel("<ignored>").arity("0..1").type(List.class)
@@ -147,6 +165,11 @@ public final class StartCommand implements Callable<Integer> {
         tlsCa = option("--tls-ca");
         ownerPid = option("--owner-pid");
         notifyReady = Boolean.TRUE.equals(option("--notify-ready"));
+        dashboardHost = option("--dashboard-host");
+        dashboardPort = option("--dashboard-port");
+        agentPort = option("--dashboard-agent-listen-port");
+        metricsPort = option("--metrics-export-port");
+        includeDashboard = !Boolean.FALSE.equals(option("--include-dashboard"));
         List<String> given = option(IGNORED_RAY_FLAGS[0]);
         ignored = given == null ? new ArrayList<>() : given;
     }
@@ -199,7 +222,8 @@ public final class StartCommand implements Callable<Integer> {
             }
             config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid,
                     new FrameLimits(maxHeaderBytes, maxPayloadBytes), maxConnections, address, token,
-                    new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa));
+                    new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa),
+                    new beam.http.HttpConfig(dashboardHost, dashboardPort, agentPort, metricsPort, includeDashboard));
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;
@@ -240,6 +264,7 @@ public final class StartCommand implements Callable<Integer> {
         }, "shutdown-hook"));
         exitZeroOnTerm();
         printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead());
+        printHttp(config.http(), config.isHead());
         if (notifyReady) ReadyReport.ready(session.logsDir().resolve("beamd.out"));
         // what start-up left for later, made while the daemon waits for its first client
         Thread.ofPlatform().daemon().name("warm-up").start(FrameCodec::warmUp);
@@ -256,6 +281,20 @@ public final class StartCommand implements Callable<Integer> {
     @SuppressWarnings("restriction")
     private static void exitZeroOnTerm() {
         sun.misc.Signal.handle(new sun.misc.Signal("TERM"), signal -> System.exit(0));
+    }
+
+    /** Where the HTTP face will listen (it binds a moment after this, docs/HTTP.md). */
+    private static void printHttp(beam.http.HttpConfig http, boolean isHead) {
+        if (http == null) return;
+        String host = http.host().equals("0.0.0.0") ? "127.0.0.1" : http.host();
+        if (isHead && http.includeDashboard()) {
+            System.out.println("  The dashboard: " + (http.dashboardPort() == 0 ? "on the port named in node.json (http_ports)"
+                    : "http://" + host + ":" + http.dashboardPort()));
+        }
+        System.out.println("  Health probes on port " + (http.agentPort() == 0 ? "(see node.json)" : http.agentPort())
+                + ", Prometheus metrics on " + (http.metricsPort() == 0 ? "the port in node.json" : "port " + http.metricsPort())
+                + (http.loopbackOnly() ? "" : " (beyond loopback: Authorization: Bearer <cluster token>)"));
+        System.out.flush();
     }
 
     private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground, boolean isHead) {

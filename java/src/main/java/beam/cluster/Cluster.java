@@ -48,6 +48,8 @@ public final class Cluster {
         }
     };
     final PlacementGroups groups = new PlacementGroups(this);
+    private final ActorHistory history = new ActorHistory();
+    private final CallStats callStats = new CallStats();
 
     public Cluster(String namespace) {
         this.namespace = namespace;
@@ -59,6 +61,10 @@ public final class Cluster {
 
     public PlacementGroups groups() {
         return groups;
+    }
+
+    public CallStats callStats() {
+        return callStats;
     }
 
     public synchronized void addNode(Node node) {
@@ -120,7 +126,9 @@ public final class Cluster {
 
     /** Under the lock: the call's frame for a live actor, its failure for the caller, or null once queued. */
     private Push route(Client caller, String actorId, String oid, String method, Frame frame) {
+        callStats.call();
         ActorRecord actor = actors.get(actorId);
+        if (actor == null || actor.state == ActorRecord.State.DEAD) callStats.failed();
         if (actor == null && tombstones.containsKey(actorId)) {
             return new Push(caller, Frames.failedResult(oid, "actor_died", "ActorDiedError", tombstones.get(actorId)));
         }
@@ -185,12 +193,16 @@ public final class Cluster {
         actor.state = ActorRecord.State.DEAD;
         actor.deathMessage = deathMessage(actor, cause);
         if (actor.name != null) namedActors.remove(actor.namespace + "/" + actor.name, actor);
+        history.died(actor, ClusterViews.actor(actor));
         for (ActorRecord.Call c : actor.queued) {
+            callStats.failed();
             c.caller().push(Frames.failedResult(c.oid(), "actor_died", "ActorDiedError", actor.deathMessage));
         }
         actor.queued.clear();
-        actor.inFlight.forEach((oid, caller) ->
-                caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", actor.deathMessage)));
+        actor.inFlight.forEach((oid, caller) -> {
+            callStats.failed();
+            caller.push(Frames.failedResult(oid, "actor_died", "ActorDiedError", actor.deathMessage));
+        });
         actor.inFlight.clear();
         LOG.info("actor " + actor.className + " " + actor.id + " died: " + DeathCause.describe(cause).lines().findFirst().orElse(""));
     }
@@ -381,9 +393,16 @@ public final class Cluster {
         node.facts.set("version_warnings", VersionCheck.compare(headFacts, node.facts, node.ip));
     }
 
+    /** Facts a node reported after its join (its HTTP ports): merged into what it said at the join. */
+    public synchronized void onNodeFacts(String nodeId, ObjectNode facts) {
+        Node node = nodes.get(nodeId);
+        if (node != null) node.facts.setAll(facts);
+    }
+
     /** A {@code log} frame from an actor's node, for its owner. */
     public synchronized void onActorLog(String actorId, Frame log) {
         ActorRecord actor = actors.get(actorId);
+        history.log(actorId, log);
         if (actor != null && actor.owner.logToDriver()) actor.owner.push(log);
     }
 
@@ -444,7 +463,20 @@ public final class Cluster {
         ObjectNode s = ClusterViews.state(this, nodes.values());
         s.set("actors", ClusterViews.actors(actors.values()));
         s.set("placement_groups", groups.tableAll());
+        s.set("recent_deaths", history.deaths());
+        s.set("dead_actors_by_class", history.deathsByClass());
         return s;
+    }
+
+    /** The last {@code lines} lines actor {@code actorId} printed, or null if none were seen here. */
+    public synchronized String actorLogTail(String actorId, int lines) {
+        return history.tail(actorId, lines);
+    }
+
+    /** A heartbeat round trip to {@code nodeId} took {@code micros}. */
+    public synchronized void onNodeRtt(String nodeId, long micros) {
+        Node node = nodes.get(nodeId);
+        if (node != null) node.rttMicros = micros;
     }
 
     public synchronized int actorCount() {

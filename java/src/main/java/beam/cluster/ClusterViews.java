@@ -44,9 +44,9 @@ final class ClusterViews {
         o.put("ObjectManagerPort", 0);
         o.put("ObjectStoreSocketName", "");
         o.put("RayletSocketName", "");
-        o.put("MetricsExportPort", -1);
+        o.put("MetricsExportPort", n.facts.path("http_ports").path("metrics").asInt(-1));
         o.put("MetricsAgentPort", -1);
-        o.put("DashboardAgentListenPort", -1);
+        o.put("DashboardAgentListenPort", n.facts.path("http_ports").path("agent").asInt(-1));
         o.put("NodeName", n.ip);
         o.put("RuntimeEnvAgentPort", -1);
         o.put("DeathReason", n.alive ? 0 : 1);
@@ -60,14 +60,20 @@ final class ClusterViews {
         ArrayNode gpus = o.putArray("GpuIds");
         n.gpuIds.forEach(gpus::add);
         o.put("StartTimeMs", n.startedMillis);
+        if (n.rttMicros >= 0) o.put("BeamHeartbeatRttMicros", n.rttMicros);
         o.set("BeamFacts", n.facts);
         return o;
     }
 
     static ArrayNode actors(Collection<ActorRecord> actors) {
         ArrayNode list = F.arrayNode();
-        for (ActorRecord a : actors) {
-            ObjectNode o = list.addObject();
+        for (ActorRecord a : actors) list.add(actor(a));
+        return list;
+    }
+
+    static ObjectNode actor(ActorRecord a) {
+        {
+            ObjectNode o = F.objectNode();
             o.put("actor_id", a.id);
             o.put("class_name", a.className);
             if (a.name != null) o.put("name", a.name);
@@ -81,7 +87,10 @@ final class ClusterViews {
             o.put("bundle_index", a.bundleIndex());
             o.set("resources", a.options.request().toJson());
             if (a.state == ActorRecord.State.DEAD) o.put("death_message", a.deathMessage);
+            o.put("job_id", a.owner.jobId());
+            o.put("namespace", a.namespace);
+            o.put("is_detached", a.options.detached());
+            return o;
         }
-        return list;
     }
 }

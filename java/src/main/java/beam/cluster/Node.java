@@ -23,6 +23,8 @@ public final class Node {
     final long startedMillis = System.currentTimeMillis();
     boolean alive = true;
     String deathReason = "";
+    /** Last heartbeat round trip to this node's daemon, or -1 (the head's own node, or none yet). */
+    long rttMicros = -1;
     /** What the node reported about itself (versions, interfaces, GPUs, probe port). */
     com.fasterxml.jackson.databind.node.ObjectNode facts =
             com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();

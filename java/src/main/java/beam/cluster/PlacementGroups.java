@@ -259,7 +259,10 @@ public final class PlacementGroups {
             case CREATED -> "FINISHED";
             case REMOVED -> "REMOVED";
         });
-        if (g.state == PlacementGroup.State.PENDING) e.put("beam_waiting_reason", g.waitingReason);
+        if (g.state == PlacementGroup.State.PENDING) {
+            e.put("beam_waiting_reason", g.waitingReason);
+            e.put("beam_waiting_seconds", round3((System.nanoTime() - g.createdNanos) / 1e9));
+        }
         return e;
     }
 

@@ -48,6 +48,8 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
             NodeFacts.pythonVersions();
     private com.fasterxml.jackson.databind.node.ObjectNode headFacts;
+    private final beam.metrics.UserMetrics userMetrics = new beam.metrics.UserMetrics();
+    private beam.http.NodeHttp http;
 
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
@@ -96,8 +98,55 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                     }),
                     this::requestShutdown);
         }
+        if (config.http() != null) startHttp(config.http());
         LOG.info("beam daemon " + nodeId + " serving on " + session.socketPath() + " and " + gcsAddress);
         return this;
+    }
+
+    /** The HTTP face, bound off the start path; its ports go into node.json and the head's node facts. */
+    private void startHttp(beam.http.HttpConfig httpConfig) {
+        beam.http.CachedView view = new beam.http.CachedView(cluster::status);
+        java.util.function.Supplier<String> health = () -> stopping.get() ? "the beam daemon is shutting down" : null;
+        beam.http.HeadView head = new beam.http.HeadView() {
+            @Override
+            public com.fasterxml.jackson.databind.node.ObjectNode status() {
+                return view.get();
+            }
+
+            @Override
+            public String actorLog(String actorId, int lines) {
+                return cluster.actorLogTail(actorId, lines);
+            }
+        };
+        beam.metrics.NodeMetrics metrics = new beam.metrics.NodeMetrics(userMetrics, health,
+                new beam.metrics.NodeMetrics.ClusterSource() {
+                    @Override
+                    public com.fasterxml.jackson.databind.node.ObjectNode status() {
+                        return view.get();
+                    }
+
+                    @Override
+                    public long calls() {
+                        return cluster.callStats().calls();
+                    }
+
+                    @Override
+                    public long failedCalls() {
+                        return cluster.callStats().failedCalls();
+                    }
+                });
+        http = new beam.http.NodeHttp(httpConfig, config.authToken(), health, head, metrics);
+        http.startInBackground((ports, error) -> {
+            synchronized (cluster) {
+                com.fasterxml.jackson.databind.node.ObjectNode p = headFacts.putObject("http_ports");
+                ports.forEach(p::put);
+            }
+            try {
+                session.writeHttp(ports, error);
+            } catch (IOException e) {
+                LOG.warning("cannot add the HTTP ports to node.json: " + e.getMessage());
+            }
+        });
     }
 
     private void tickLoop() {
@@ -128,6 +177,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         if (!agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS)) agent.killAll();
         session.removeNodeJson();
         if (unixListener != null) unixListener.closeClients();
+        if (http != null) http.close(); // last: the health probes say "shutting down" until here
         LOG.info("beam daemon stopped");
         stopped.countDown();
     }
@@ -176,6 +226,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     @Override
     public beam.codec.FrameLimits limits() {
         return config.limits();
+    }
+
+    @Override
+    public beam.metrics.UserMetrics userMetrics() {
+        return userMetrics;
     }
 
     @Override

@@ -22,10 +22,13 @@ import java.nio.file.Path;
  *                      node was given; null when auth is disabled
  * @param heartbeat     heartbeat period and node timeout of node links
  * @param tls           TLS for node links, or null for plain TCP (the token still applies)
+ * @param http          where the HTTP face listens (health probes, metrics, dashboard), or
+ *                      null for none (in-process tests)
  */
 public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp,
                            Path tempDir, long ownerPid, FrameLimits limits, int maxConnections, String headAddress,
-                           String authToken, Heartbeat heartbeat, beam.auth.TlsConfig tls) {
+                           String authToken, Heartbeat heartbeat, beam.auth.TlsConfig tls,
+                           beam.http.HttpConfig http) {
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
 
@@ -33,6 +36,14 @@ public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String re
     public static DaemonConfig head(Path tempDir, int numGpus, String nodeIp) {
         return new DaemonConfig(0, numGpus, 4, null, nodeIp, tempDir, 0, FrameLimits.DEFAULT, 256, null,
                 null, Heartbeat.DEFAULT, null);
+    }
+
+    /** Without an HTTP face. */
+    public DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp, Path tempDir,
+                        long ownerPid, FrameLimits limits, int maxConnections, String headAddress, String authToken,
+                        Heartbeat heartbeat, beam.auth.TlsConfig tls) {
+        this(port, numGpus, numCpus, resourcesJson, nodeIp, tempDir, ownerPid, limits, maxConnections, headAddress,
+                authToken, heartbeat, tls, null);
     }
 
     public boolean isHead() {

@@ -65,6 +65,9 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
             NodeFacts.pythonVersions();
     private java.net.ServerSocket probeListener;
     private Listener unixListener;
+    private final beam.metrics.UserMetrics userMetrics = new beam.metrics.UserMetrics();
+    private beam.http.NodeHttp http;
+    private volatile String lostReason; // why the head is lost, once it is
 
     public MemberDaemon(DaemonConfig config, SessionDir session) {
         this.config = config;
@@ -107,8 +110,36 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
             h.set("versions", py);
             head.send(new Frame(h));
         });
+        if (config.http() != null) startHttp(config.http());
         LOG.info("joined the head at " + address + " as node " + nodeIp + " (" + nodeId + ")");
         return this;
+    }
+
+    /** What this node's health probes say: null while the head answers and nothing is stopping. */
+    private String healthProblem() {
+        if (lostReason != null) return "lost the head at " + config.headAddress() + " (" + lostReason + "); exiting";
+        if (stopping.get()) return "the beam daemon is shutting down";
+        long silent = lastSeen.silentMillis();
+        if (silent > heartbeat.timeoutMillis()) {
+            return "no heartbeat from the head at " + config.headAddress() + " for " + silent + " ms";
+        }
+        return null;
+    }
+
+    /** The HTTP face, bound off the start path; its ports go into node.json and to the head. */
+    private void startHttp(beam.http.HttpConfig httpConfig) {
+        http = new beam.http.NodeHttp(httpConfig, config.authToken(), this::healthProblem, null,
+                new beam.metrics.NodeMetrics(userMetrics, this::healthProblem, null));
+        http.startInBackground((ports, error) -> {
+            ObjectNode facts = Frames.header("node_facts");
+            ports.forEach(facts.putObject("http_ports")::put);
+            head.send(new Frame(facts));
+            try {
+                session.writeHttp(ports, error);
+            } catch (IOException e) {
+                LOG.warning("cannot add the HTTP ports to node.json: " + e.getMessage());
+            }
+        });
     }
 
     private Connection connectPlain(InetSocketAddress target, FrameCodec codec) throws IOException {
@@ -221,6 +252,10 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         return new beam.connection.ReaderLoop.Handler() {
             @Override
             public boolean onFrame(Frame frame) {
+                if (frame.relay() == null && frame.op().equals("metrics")) { // this node's own: kept here
+                    userMetrics.record(cid, frame.header().get("metrics")); // logs what it refuses
+                    return true;
+                }
                 head.send(LinkOps.tag(frame, cid));
                 return true;
             }
@@ -229,6 +264,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
             public void onEnd(Exception why) {
                 if (why instanceof FrameException) LOG.warning("closing a local client: " + why.getMessage());
                 else if (why != null) LOG.fine(() -> "local client went away: " + why.getMessage());
+                userMetrics.sourceGone(cid);
                 clients.remove(cid);
                 head.send(LinkOps.clientEvent("client_close", cid));
             }
@@ -284,7 +320,10 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         }
         ObjectNode h = frame.header();
         switch (frame.op()) {
-            case "ping" -> { }
+            case "ping" -> {
+                Frame pong = LinkOps.pong(h);
+                if (pong != null) head.send(pong);
+            }
             case "client_close" -> {
                 Connection local = clients.get(h.path("client").asLong());
                 if (local != null) local.closeAfterFlush();
@@ -330,6 +369,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
 
     private void headLost(String reason) {
         if (stopping.get()) return;
+        lostReason = reason;
         LOG.severe("lost the head (" + reason + "): stopping this node's actors and exiting");
         // non-zero: a pod or a Slurm step restarts (or fails) rather than looking finished
         exitCode = HEAD_LOST_EXIT;
@@ -369,6 +409,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         if (unixListener != null) unixListener.closeClients();
         if (head != null) head.closeAfterFlush();
         if (pulse != null) pulse.close();
+        if (http != null) http.close(); // last: the health probes say why until here
         LOG.info("beam daemon stopped");
         stopped.countDown();
     }

@@ -134,7 +134,28 @@ public final class SessionDir {
         return dir.resolve("node.json");
     }
 
-    void writeNodeJson(String nodeId, String nodeIp, String address, long pid) throws IOException {
+    private String[] nodeFields; // what node.json says, kept for rewriting it with the HTTP ports; guarded by this
+    private java.util.Map<String, Integer> httpPorts = java.util.Map.of();
+    private String httpError;
+    private boolean removed;
+
+    synchronized void writeNodeJson(String nodeId, String nodeIp, String address, long pid) throws IOException {
+        nodeFields = new String[] {nodeId, nodeIp, address, String.valueOf(pid)};
+        writeNodeJson();
+    }
+
+    /** Adds the HTTP face's ports (face name to port) and what could not be bound, once it is up. */
+    synchronized void writeHttp(java.util.Map<String, Integer> ports, String error) throws IOException {
+        httpPorts = java.util.Map.copyOf(ports);
+        httpError = error;
+        if (nodeFields != null && !removed) writeNodeJson();
+    }
+
+    private void writeNodeJson() throws IOException {
+        String nodeId = nodeFields[0];
+        String nodeIp = nodeFields[1];
+        String address = nodeFields[2];
+        long pid = Long.parseLong(nodeFields[3]);
         // jackson-core's generator, not the mapper: this runs before `ray start` reports ready,
         // and the mapper costs ~16 ms to make (FrameCodec.json())
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -149,6 +170,12 @@ public final class SessionDir {
             g.writeStringField("session_dir", dir.toString());
             g.writeStringField("temp_dir", tempDir.toString());
             g.writeStringField("start_time", started.format(START_TIME));
+            if (!httpPorts.isEmpty()) {
+                g.writeObjectFieldStart("http_ports");
+                for (var e : new java.util.TreeMap<>(httpPorts).entrySet()) g.writeNumberField(e.getKey(), e.getValue());
+                g.writeEndObject();
+            }
+            if (httpError != null) g.writeStringField("http_error", httpError);
             g.writeEndObject();
         }
         Path tmp = dir.resolve("node.json.tmp");
@@ -157,7 +184,8 @@ public final class SessionDir {
         Files.move(tmp, nodeJson(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    void removeNodeJson() {
+    synchronized void removeNodeJson() {
+        removed = true;
         try {
             Files.deleteIfExists(nodeJson());
         } catch (IOException ignored) {

@@ -23,6 +23,9 @@ public interface DaemonContext {
     /** What the head node reported about itself (versions, interfaces, GPUs). */
     com.fasterxml.jackson.databind.node.ObjectNode headFacts();
 
+    /** The ray.util.metrics values of this node's processes (the {@code metrics} op). */
+    beam.metrics.UserMetrics userMetrics();
+
     /** Starts the daemon's shutdown (after the reply is sent). */
     void requestShutdown();
 }

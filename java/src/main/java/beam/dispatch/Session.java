@@ -65,6 +65,7 @@ public final class Session implements Client {
         String was = role;
         role = "";
         cluster.onClientGone(this);
+        daemon.userMetrics().sourceGone(this);
         if ("worker".equals(was)) cluster.onWorkerDisconnected(actorId);
     }
 
@@ -211,10 +212,14 @@ public final class Session implements Client {
                 out.send(new Frame(Frames.ok(s.rid())));
                 daemon.requestShutdown();
             }
+            case Request.Metrics m -> {
+                daemon.userMetrics().record(this, m.metrics()); // logs what it refuses
+            }
             case Request.ActorReady r -> cluster.onActorReady(ownActor(r.actorId()));
             case Request.ActorFailed r -> cluster.onActorFailed(ownActor(r.actorId()), r.message());
             case Request.Result r -> {
                 if (actorId == null) throw RequestException.value("only actor workers send results");
+                if (!"ok".equals(r.status())) cluster.callStats().failed();
                 if (frame.relay() != null) { // exactly the fields a driver gets: forward the bytes as they are
                     cluster.onResult(actorId, r.oid(), frame);
                     return;

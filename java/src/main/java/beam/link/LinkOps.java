@@ -22,6 +22,21 @@ public final class LinkOps {
         return new Frame(Frames.header(op));
     }
 
+    /** The head's ping: carries its clock ({@code t}, nanos) so that the node's {@code pong} gives the round trip. */
+    public static Frame ping() {
+        ObjectNode h = Frames.header("ping");
+        h.put("t", System.nanoTime());
+        return new Frame(h);
+    }
+
+    /** A joined node's answer to the head's {@code ping}, or null when the ping asks for none. */
+    public static Frame pong(ObjectNode ping) {
+        if (!ping.hasNonNull("t")) return null;
+        ObjectNode h = Frames.header("pong");
+        h.set("t", ping.get("t"));
+        return new Frame(h);
+    }
+
     /** A copy of {@code frame} tagged with the client id. */
     public static Frame tag(Frame frame, long cid) {
         return frame.taggedWith(cid);

@@ -98,6 +98,14 @@ public final class MemberLink implements NodeLink {
         String actorId = h.path("actor_id").asText("");
         switch (frame.op()) {
             case "ping" -> { }
+            case "pong" -> { // the answer to our ping, carrying the time we sent it
+                long sent = h.path("t").asLong(0);
+                if (sent != 0) cluster.onNodeRtt(nodeId, Math.max(0, (System.nanoTime() - sent) / 1_000));
+            }
+            case "node_facts" -> {
+                h.remove("op");
+                cluster.onNodeFacts(nodeId, h);
+            }
             case "client_open" -> {
                 long cid = h.path("client").asLong();
                 clients.put(cid, new Session(sinkFor(cid), daemon, origin));
@@ -158,7 +166,7 @@ public final class MemberLink implements NodeLink {
             });
             return false;
         }
-        connection.send(LinkOps.op("ping"));
+        connection.send(LinkOps.ping());
         return true;
     }
 

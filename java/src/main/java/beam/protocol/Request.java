@@ -65,6 +65,13 @@ public sealed interface Request {
     record DaemonStats(long rid) implements Request {
     }
 
+    /** One-way: a process's ray.util.metrics values, cumulative (docs/PROTOCOL.md, "metrics"). */
+    record Metrics(JsonNode metrics) implements Request {
+        public long rid() {
+            return -1;
+        }
+    }
+
     /** Worker: the constructor returned. */
     record ActorReady(String actorId) implements Request {
         public long rid() {
@@ -131,6 +138,7 @@ public sealed interface Request {
             case "actor_ready" -> new ActorReady(f.hex("actor_id", 32));
             case "actor_failed" -> new ActorFailed(f.hex("actor_id", 32), f.optText("message"));
             case "result" -> new Result(f.hex("oid", 56), f.text("status"));
+            case "metrics" -> new Metrics(f.array("metrics"));
             default -> throw new BadRequest(f.ridOrMinus(), "unknown op '" + clip(op) + "'");
         };
     }

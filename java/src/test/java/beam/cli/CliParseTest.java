@@ -80,11 +80,11 @@ class CliParseTest {
 
     @Test
     void rayFlagsThatDoNotApplyAreAcceptedWithOrWithoutAValue() {
-        StartCommand start = parseStart("start", "--dashboard-host", "0.0.0.0", "--include-dashboard=false",
+        StartCommand start = parseStart("start", "--memory", "100", "--node-manager-port=7001",
                 "--disable-usage-stats", "--head", "--object-store-memory", "1000", "--port=7000");
         assertThat(start.head).isTrue();
         assertThat(start.port).isEqualTo(7000);
-        assertThat(start.ignored).containsExactly("0.0.0.0", "false", "1000");
+        assertThat(start.ignored).containsExactly("100", "7001", "1000");
     }
 
     @Test
@@ -122,7 +122,7 @@ class CliParseTest {
                 .contains("list").contains("doctor");
         String startUsage = Main.commandLine().getSubcommands().get("start").getUsageMessage(CommandLine.Help.Ansi.OFF);
         assertThat(startUsage).contains("--head").contains("--num-gpus").contains("(default 6379)")
-                .doesNotContain("--notify-ready").doesNotContain("--dashboard-host");
+                .doesNotContain("--notify-ready").doesNotContain("--object-store-memory").contains("--dashboard-host");
     }
 
     @Test

@@ -1,0 +1,35 @@
+package beam.http;
+
+import java.util.Map;
+
+/** Typed query parameters that name the parameter and the allowed values in every 400. */
+final class Query {
+    private Query() {
+    }
+
+    static void check(Map<String, String> q) throws Route.HttpError {
+        if (q.containsKey("") && q.get("") == null) {
+            throw new Route.HttpError(400, "malformed or oversized query string (at most " + HttpFace.MAX_QUERY_CHARS
+                    + " characters of name=value pairs, percent-encoded)");
+        }
+    }
+
+    static String text(Map<String, String> q, String name, String dflt) throws Route.HttpError {
+        check(q);
+        String v = q.get(name);
+        return v == null || v.isEmpty() ? dflt : v;
+    }
+
+    static int integer(Map<String, String> q, String name, int dflt, int min, int max) throws Route.HttpError {
+        String v = text(q, name, null);
+        if (v == null) return dflt;
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < min || n > max) throw new NumberFormatException();
+            return n;
+        } catch (NumberFormatException e) {
+            throw new Route.HttpError(400, "query parameter '" + name + "' must be an integer in " + min + ".." + max
+                    + ", got '" + HttpFace.clip(v) + "'");
+        }
+    }
+}

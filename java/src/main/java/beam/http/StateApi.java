@@ -1,0 +1,114 @@
+package beam.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The head's JSON state API under the dashboard, in the response shapes of Ray's dashboard
+ * ({@code {"result": true, "msg": "", "data": {...}}}): the list endpoints of
+ * {@code ray list nodes|actors|placement-groups}, {@code /api/cluster_status} as the Ray
+ * dashboard's overview reads it, an actor's log tail, and {@code /api/beam/dashboard}, the
+ * one view the dashboard page renders. All read one cached status view ({@link HeadView}).
+ */
+final class StateApi {
+    static final int DEFAULT_LIMIT = 100;
+    static final int MAX_LIMIT = 10_000;
+    static final int MAX_LOG_LINES = 1_000;
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    private StateApi() {
+    }
+
+    static List<Route> routes(HeadView head) {
+        return List.of(
+                list("/api/v0/nodes", head, StateRows::nodes, Set.of("node_id", "node_ip", "is_head_node", "state", "node_name")),
+                list("/api/v0/actors", head, StateRows::actors, Set.of("actor_id", "class_name", "state", "job_id", "name",
+                        "node_id", "pid", "ray_namespace", "placement_group_id")),
+                list("/api/v0/placement_groups", head, StateRows::placementGroups,
+                        Set.of("placement_group_id", "name", "creator_job_id", "state")),
+                new Route("/api/cluster_status", false, q -> Route.Reply.json(reply("Got cluster status.",
+                        ClusterStatusView.of(head.status())))),
+                new Route("/api/v0/logs/file", false, q -> actorLog(head, q)),
+                new Route("/api/version", false, q -> {
+                    ObjectNode v = F.objectNode();
+                    v.put("version", "beam 0.1.0");
+                    v.put("ray_version", "2.58.0");
+                    v.put("ray_commit", "beam");
+                    return Route.Reply.json(v);
+                }),
+                new Route("/api/beam/dashboard", false, q -> {
+                    ObjectNode view = head.status().deepCopy();
+                    view.put("time_ms", System.currentTimeMillis());
+                    return Route.Reply.json(view);
+                }));
+    }
+
+    private static Route list(String path, HeadView head, Function<ObjectNode, ArrayNode> rows, Set<String> filterable) {
+        return new Route(path, false, q -> {
+            int limit = Query.integer(q, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
+            ArrayNode all = rows.apply(head.status());
+            String key = Query.text(q, "filter_keys", null);
+            ArrayNode kept = all;
+            if (key != null) {
+                if (!filterable.contains(key)) {
+                    throw new Route.HttpError(400, "The given filter column " + HttpFace.clip(key) + " is not supported. "
+                            + "Supported filter columns: " + new java.util.TreeSet<>(filterable));
+                }
+                String pred = Query.text(q, "filter_predicates", "=");
+                if (!pred.equals("=") && !pred.equals("!=")) {
+                    throw new Route.HttpError(400, "Unsupported filter predicate " + HttpFace.clip(pred)
+                            + " is given. Available predicates: =, !=.");
+                }
+                String value = Query.text(q, "filter_values", "");
+                kept = F.arrayNode();
+                for (JsonNode row : all) {
+                    if (row.path(key).asText().equalsIgnoreCase(value) == pred.equals("=")) kept.add(row);
+                }
+            }
+            ArrayNode page = F.arrayNode();
+            for (int i = 0; i < Math.min(limit, kept.size()); i++) page.add(kept.get(i));
+            ObjectNode result = F.objectNode();
+            result.put("total", all.size());
+            result.put("num_after_truncation", page.size());
+            result.put("num_filtered", kept.size());
+            result.set("result", page);
+            result.put("partial_failure_warning", "");
+            result.putNull("warnings");
+            ObjectNode data = F.objectNode();
+            data.set("result", result);
+            return Route.Reply.json(reply("", data));
+        });
+    }
+
+    /** Ray's {@code GET /api/v0/logs/file?actor_id=...&lines=N}: the tail of an actor's output. */
+    private static Route.Reply actorLog(HeadView head, java.util.Map<String, String> q) throws Route.HttpError {
+        String actorId = Query.text(q, "actor_id", null);
+        if (actorId == null || !beam.util.Ids.isHex(actorId, 32)) {
+            throw new Route.HttpError(400, "query parameter 'actor_id' (32 hex characters) is required");
+        }
+        int lines = Query.integer(q, "lines", DEFAULT_LIMIT, 1, MAX_LOG_LINES);
+        String format = Query.text(q, "format", "leading_1");
+        if (!format.equals("text") && !format.equals("leading_1")) {
+            throw new Route.HttpError(400, "query parameter 'format' must be 'text' or 'leading_1'");
+        }
+        String tail = head.actorLog(actorId, lines);
+        if (tail == null) {
+            throw new Route.HttpError(404, "no output of actor " + actorId + " reached the head (it printed nothing, "
+                    + "its node does not send its logs, or it is long gone)");
+        }
+        return Route.Reply.text(200, format.equals("leading_1") ? "1" + tail : tail);
+    }
+
+    static ObjectNode reply(String message, ObjectNode data) {
+        ObjectNode r = F.objectNode();
+        r.put("result", true);
+        r.put("msg", message);
+        r.set("data", data);
+        return r;
+    }
+}

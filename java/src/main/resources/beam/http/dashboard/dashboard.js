@@ -1,0 +1,124 @@
+// beam's dashboard: renders /api/beam/dashboard every two seconds. Plain DOM, no framework,
+// no build step; every value goes in as text (textContent), never as HTML.
+"use strict";
+
+const REFRESH_MS = 2000;
+const ACCELERATOR_KEYS = ["GPU", "NPU", "HPU", "TPU", "neuron_cores", "RBLN", "TTNPU", "FURIOSA"];
+let shownLog = null;
+
+function cell(row, text, cls) {
+  const td = row.insertCell();
+  td.textContent = text === undefined || text === null ? "" : String(text);
+  if (cls) td.className = cls;
+  return td;
+}
+
+function fill(id, items, render) {
+  const body = document.querySelector("#" + id + " tbody");
+  body.replaceChildren();
+  for (const item of items) render(body.insertRow(), item);
+  if (items.length === 0) {
+    const td = body.insertRow().insertCell();
+    td.colSpan = document.querySelectorAll("#" + id + " th").length;
+    td.textContent = "(none)";
+    td.className = "none";
+  }
+}
+
+function amount(key, v) {
+  if (key === "memory" || key === "object_store_memory") return (v / 2 ** 30).toFixed(1) + " GiB";
+  return Number.isInteger(v) ? String(v) : v.toFixed(2);
+}
+
+function resources(node) {
+  const total = node.Resources || {}, avail = node.Available || {};
+  return Object.keys(total).filter(k => !k.startsWith("node:")).sort()
+    .map(k => k + " " + amount(k, total[k] - (avail[k] || 0)) + "/" + amount(k, total[k])).join(", ");
+}
+
+function versions(node) {
+  const v = (node.BeamFacts || {}).versions || {};
+  return Object.keys(v).sort().filter(k => v[k] !== null && v[k] !== "").map(k => k + " " + v[k]).join(", ");
+}
+
+// Every accelerator resource a node has, by kind: ids from the node's facts where known, else
+// numbered; the actor holding each id, from the actors' assignments.
+function accelerators(status) {
+  const holders = {};
+  for (const a of status.actors || []) {
+    if (a.state === "DEAD") continue;
+    for (const g of a.gpu_ids || []) holders[a.node_id + "/" + g] = a.class_name + " " + a.actor_id.slice(0, 8) + " (pid " + a.pid + ")";
+  }
+  const rows = [];
+  for (const n of status.nodes || []) {
+    if (!n.Alive) continue;
+    const facts = n.BeamFacts || {};
+    const kinds = Object.keys(n.Resources || {}).filter(k => ACCELERATOR_KEYS.includes(k) || k.endsWith("_GPU"));
+    for (const kind of kinds) {
+      const ids = kind === "GPU" && (n.GpuIds || []).length ? n.GpuIds
+        : Array.from({length: Math.floor(n.Resources[kind])}, (_, i) => String(i));
+      const vendor = facts.accelerator_vendor || (facts.accelerators || {}).vendor || facts.vendor || "";
+      for (const id of ids) rows.push({ip: n.NodeManagerAddress, kind, id, vendor, holder: kind === "GPU" ? holders[n.NodeID + "/" + id] : ""});
+    }
+  }
+  return rows;
+}
+
+function actorRows(status) {
+  const seen = new Set(), rows = [];
+  for (const a of status.actors || []) { seen.add(a.actor_id); rows.push(a); }
+  for (const a of status.recent_deaths || []) if (!seen.has(a.actor_id)) rows.push(a);
+  return rows;
+}
+
+function firstLine(text) {
+  return (text || "").split("\n").find(l => l.startsWith("The actor is dead because")) || (text || "").split("\n")[0] || "";
+}
+
+async function showLog(actorId) {
+  shownLog = actorId;
+  const pre = document.getElementById("log");
+  pre.hidden = false;
+  pre.dataset.actor = actorId;
+  const r = await fetch("/api/v0/logs/file?format=text&lines=50&actor_id=" + encodeURIComponent(actorId));
+  pre.textContent = "--- last lines of actor " + actorId + " ---\n" + (await r.text());
+}
+
+function render(status) {
+  fill("nodes", status.nodes || [], (r, n) => {
+    cell(r, n.NodeManagerAddress, "mono"); cell(r, n.NodeID.slice(0, 12), "mono");
+    cell(r, n.IsHead ? "head" : "worker");
+    cell(r, n.Alive ? "ALIVE" : "DEAD: " + (n.DeathReasonMessage || ""), n.Alive ? "ALIVE" : "DEAD");
+    cell(r, n.Alive ? resources(n) : ""); cell(r, versions(n));
+  });
+  fill("gpus", accelerators(status), (r, g) => { cell(r, g.ip, "mono"); cell(r, g.kind); cell(r, g.id); cell(r, g.vendor); cell(r, g.holder || "(free)"); });
+  fill("actors", actorRows(status), (r, a) => {
+    r.className = "actor"; r.dataset.actor = a.actor_id;
+    r.addEventListener("click", () => showLog(a.actor_id));
+    cell(r, a.class_name); cell(r, a.actor_id, "mono"); cell(r, a.state, a.state); cell(r, a.pid || "");
+    cell(r, a.node_ip || "", "mono"); cell(r, a.state === "DEAD" ? firstLine(a.death_message) : "", "cause");
+  });
+  fill("pending", Object.values(status.placement_groups || {}).filter(g => g.state === "PENDING"), (r, g) => {
+    cell(r, g.placement_group_id, "mono"); cell(r, g.name); cell(r, JSON.stringify(Object.values(g.bundles || {})));
+    cell(r, g.strategy); cell(r, (g.beam_waiting_seconds || 0).toFixed(0) + " s"); cell(r, g.beam_waiting_reason, "cause");
+  });
+  fill("deaths", status.recent_deaths || [], (r, d) => {
+    cell(r, new Date(d.end_time_ms).toLocaleTimeString()); cell(r, d.class_name); cell(r, d.actor_id, "mono");
+    cell(r, d.node_ip || "", "mono"); cell(r, firstLine(d.death_message), "cause");
+  });
+  document.getElementById("updated").textContent = "updated " + new Date(status.time_ms).toLocaleTimeString();
+}
+
+async function refresh() {
+  try {
+    const r = await fetch("/api/beam/dashboard");
+    if (!r.ok) throw new Error(r.status + " " + (await r.text()));
+    render(await r.json());
+    if (shownLog) await showLog(shownLog);
+  } catch (e) {
+    document.getElementById("updated").textContent = "cannot reach the head: " + e.message;
+  }
+  setTimeout(refresh, REFRESH_MS);
+}
+
+refresh();

@@ -1,0 +1,108 @@
+"""The values of ``ray.util.metrics`` objects in this process, sent to the local daemon.
+
+Recording only updates a dict under a lock (no I/O on the caller's thread). A daemon thread,
+started at the first record and asleep while nothing changes, sends the series that changed
+at most every ``FLUSH_INTERVAL_S`` as one-way ``metrics`` frames (docs/PROTOCOL.md,
+"metrics"): cumulative values, so a lost frame costs nothing but freshness. The daemon
+aggregates them by name and tags with the other processes of its node and serves them on
+its Prometheus port.
+"""
+
+from __future__ import annotations
+
+import atexit
+import bisect
+import logging
+import threading
+import time
+from typing import Dict, List, Optional, Tuple
+
+logger = logging.getLogger("ray")
+
+FLUSH_INTERVAL_S = 2.0
+SERIES_PER_FRAME = 1000  # the daemon takes at most 2000 per frame
+
+_lock = threading.Lock()
+_series: Dict[Tuple, dict] = {}
+_changed: set = set()
+_wake = threading.Event()
+_thread: Optional[threading.Thread] = None
+
+
+def _key(name: str, tags: Dict[str, str]) -> Tuple:
+    return (name,) + tuple(sorted(tags.items()))
+
+
+def _entry(name: str, kind: str, description: str, tags: Dict[str, str],
+           boundaries: Optional[List[float]] = None) -> Tuple[Tuple, dict]:
+    key = _key(name, tags)
+    e = _series.get(key)
+    if e is None:
+        e = {"name": name, "kind": kind, "description": description, "tags": dict(tags)}
+        if boundaries is not None:
+            e.update(boundaries=list(boundaries), buckets=[0] * (len(boundaries) + 1), sum=0.0)
+        else:
+            e["value"] = 0.0
+        _series[key] = e
+    return key, e
+
+
+def _changed_now(key: Tuple) -> None:
+    global _thread
+    _changed.add(key)
+    if _thread is None:
+        _thread = threading.Thread(target=_loop, name="beam-metrics", daemon=True)
+        _thread.start()
+        # a driver's last values go out at exit (registered after the client's atexit, so
+        # it runs first, while the connection is open); a worker flushes in Worker._exit
+        atexit.register(flush)
+    _wake.set()
+
+
+def add(name: str, description: str, tags: Dict[str, str], value: float) -> None:
+    with _lock:
+        key, e = _entry(name, "counter", description, tags)
+        e["value"] += value
+        _changed_now(key)
+
+
+def set_gauge(name: str, description: str, tags: Dict[str, str], value: float) -> None:
+    with _lock:
+        key, e = _entry(name, "gauge", description, tags)
+        e["value"] = float(value)
+        _changed_now(key)
+
+
+def observe(name: str, description: str, tags: Dict[str, str], boundaries: List[float],
+            value: float) -> None:
+    with _lock:
+        key, e = _entry(name, "histogram", description, tags, boundaries)
+        e["buckets"][bisect.bisect_left(e["boundaries"], value)] += 1
+        e["sum"] += value
+        _changed_now(key)
+
+
+def _loop() -> None:
+    while True:
+        _wake.wait()
+        time.sleep(FLUSH_INTERVAL_S)  # gathers what is recorded meanwhile into one send
+        _wake.clear()
+        flush()
+
+
+def flush() -> None:
+    """Send the series changed since the last send (if connected; else they wait for the next)."""
+    from ray._beam import client
+
+    c = client.get_client()
+    if c is None or c.conn.closed:
+        return
+    with _lock:
+        batch = [dict(_series[k]) for k in _changed]
+        _changed.clear()
+    for i in range(0, len(batch), SERIES_PER_FRAME):
+        try:
+            c.conn.send("metrics", {"metrics": batch[i:i + SERIES_PER_FRAME]})
+        except (ConnectionError, OSError, ValueError) as e:  # the link is gone: nothing to report to
+            logger.debug("beam: metrics not sent: %s", e)
+            return

@@ -1,0 +1,103 @@
+"""The dashboard in a real headless Chromium on a 2-host cluster (network namespaces) with an
+actor holding a GPU on the worker, a dead actor and a pending placement group: the test
+reads the rendered DOM, and clicking the dead actor shows its log tail.
+
+The browser runs on the head's host, where the dashboard listens on 127.0.0.1:8265 (the
+default). BEAM_DASHBOARD_SCREENSHOT=PATH saves a screenshot there (docs/dashboard.png is one).
+"""
+
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+import netns
+from conftest import ROOT, VENV_PYTHON
+from multihost import BeamCluster
+
+DRIVER = """
+import json, sys, time, ray
+from ray.util.placement_group import placement_group
+ray.init(address="auto")
+worker_ip = sys.argv[1]
+
+@ray.remote(num_gpus=1)
+class Engine:
+    def where(self):
+        return ray.get_gpu_ids()
+
+@ray.remote
+class Doomed:
+    def ping(self):
+        print("doomed says hello from the worker", flush=True)
+        return 1
+
+engine = Engine.options(resources={"node:" + worker_ip: 0.01}).remote()
+ray.get(engine.where.remote())
+doomed = Doomed.options(resources={"node:" + worker_ip: 0.01}).remote()
+ray.get(doomed.ping.remote())
+time.sleep(0.5)  # its output reaches the head
+ray.kill(doomed)
+pg = placement_group([{"GPU": 8}], strategy="STRICT_PACK", name="too-big")
+print("@@READY " + json.dumps({"engine": engine._actor_id.hex(), "dead": doomed._actor_id.hex(),
+                               "pg": pg.id.hex()}), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.fixture
+def cluster():
+    reason = netns.unavailable_reason()
+    if reason:
+        pytest.skip(f"network namespaces unavailable ({reason})")
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("chromium or chromedriver is not installed (tools/setup_chromium.sh installs them)")
+    hosts = netns.make_hosts("netns", 2)
+    c = BeamCluster(hosts)
+    try:
+        c.start(n=2)
+        yield c
+    finally:
+        try:
+            c.teardown()
+        finally:
+            hosts.teardown()
+
+
+def test_dashboard_renders_the_cluster_and_an_actors_log(cluster):
+    head, worker = cluster.hosts[0], cluster.hosts[1]
+    driver = cluster.spawn(head, DRIVER.replace("sys.argv[1]", repr(worker.ip)))
+    ready = driver.expect("READY", timeout=90)
+    expect = {"ips": [head.ip, worker.ip], "dead": ready["dead"], "pg": ready["pg"],
+              "log_line": "doomed says hello from the worker"}
+    shot = os.environ.get("BEAM_DASHBOARD_SCREENSHOT")
+    script = os.path.join(ROOT, "tests", "e2e", "dashboard_browser.py")
+    deadline = time.monotonic() + 20
+    while "dashboard" not in cluster.node_json(head).get("http_ports", {}):
+        assert time.monotonic() < deadline, "the head's dashboard port never opened"
+        time.sleep(0.1)
+    done = head.run([VENV_PYTHON, script, "http://127.0.0.1:8265/", json.dumps(expect),
+                     *([os.path.abspath(shot)] if shot else [])], timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-2000:]
+    dom = json.loads(done.stdout.strip().splitlines()[-1])
+
+    nodes = {r[0]: r for r in dom["nodes"]}
+    assert nodes[head.ip][2] == "head" and nodes[worker.ip][2] == "worker"
+    assert all(r[3] == "ALIVE" for r in dom["nodes"])
+    assert "GPU 1/2" in nodes[worker.ip][4] and "GPU 0/2" in nodes[head.ip][4]
+    gpus = [r for r in dom["gpus"] if r[1] == "GPU"]
+    assert len(gpus) == 4, dom["gpus"]
+    held = [r for r in gpus if "Engine" in r[4]]
+    assert len(held) == 1 and held[0][0] == worker.ip, dom["gpus"]
+    actors = {r[1]: r for r in dom["actors"]}
+    assert actors[ready["engine"]][2] == "ALIVE" and actors[ready["engine"]][4] == worker.ip
+    dead = actors[ready["dead"]]
+    assert dead[2] == "DEAD" and "ray.kill" in dead[5], dead
+    pending = [r for r in dom["pending"] if r[0] == ready["pg"]]
+    assert pending and "GPU" in pending[0][5], dom["pending"]
+    assert any(r[2] == ready["dead"] for r in dom["deaths"])
+    assert "doomed says hello from the worker" in dom["log"]
+    if cluster.token:
+        assert cluster.token not in dom["html"]
