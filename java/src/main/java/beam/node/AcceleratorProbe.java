@@ -69,9 +69,13 @@ public final class AcceleratorProbe {
         return out;
     }
 
+    /** The visible ids first; a declared count beyond them is filled with the lowest numbers not yet used. */
     private static List<String> ids(int count, List<String> visible) {
         List<String> ids = new ArrayList<>();
-        for (int i = 0; i < count; i++) ids.add(visible != null && i < visible.size() ? visible.get(i) : String.valueOf(i));
+        for (int i = 0; i < count && visible != null && i < visible.size(); i++) {
+            if (!ids.contains(visible.get(i))) ids.add(visible.get(i));
+        }
+        for (int n = 0; ids.size() < count; n++) if (!ids.contains(String.valueOf(n))) ids.add(String.valueOf(n));
         return ids;
     }
 
