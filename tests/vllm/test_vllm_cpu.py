@@ -12,7 +12,10 @@ test platform plugin in tests/vllm/plugin gives vLLM's CPU platform the Ray devi
 
 Needs .bench/vllm-venv (tools/setup_vllm_venv.sh: ~3.1 GB of wheels, 6.2 GB installed,
 ~2 min); skipped without it, so it is not part of `./dev test` unless that venv exists.
-BEAM_VLLM_RAY_DEVICE_KEY=NPU runs it with the key "NPU" declared as a custom resource.
+BEAM_VLLM_RAY_DEVICE_KEY=NPU (or HPU) runs it with that key declared as a custom resource,
+and then also checks what Ray gives each worker: unit ["0"] of the key on its host in
+get_accelerator_ids() and its visibility variable (ASCEND_RT_VISIBLE_DEVICES /
+HABANA_VISIBLE_MODULES) set to "0" in the worker's environment.
 Runs on network namespaces when root can make them, else on 127.0.0.1 / 127.0.0.2
 (BEAM_VLLM_HOSTS=loopback|netns forces one).
 """
@@ -50,6 +53,8 @@ if KEY != "GPU":
 else:
     DEVICE_ARGS = ["--num-gpus", "1"]
 RAISE_WITHIN_S = 10.0
+# The variable Ray 2.58 sets for the key (docs/DESIGN.md, "Accelerators").
+VISIBLE_VAR = {"NPU": "ASCEND_RT_VISIBLE_DEVICES", "HPU": "HABANA_VISIBLE_MODULES"}
 
 
 def _venv_ready():
@@ -85,6 +90,22 @@ def _host_env(h):
     return dict(VLLM_ENV, VLLM_HOST_IP=h.ip, GLOO_SOCKET_IFNAME=_cluster.interface_of(h))
 
 
+def _check_device_ids(cluster):
+    """Each vLLM worker holds unit "0" of KEY on its host, and its process environment names
+    it in the key's variable, as under Ray (the plugin sets no NOSET switch for KEY)."""
+    import json
+
+    done = cluster.run(cluster.h1, ["list", "actors", "--json", "--temp-dir", cluster.h1.temp_dir])
+    workers = [a for a in json.loads(done.stdout)
+               if a["state"] == "ALIVE" and (a.get("accelerator_ids") or {}).get(KEY)]
+    assert len(workers) == 2, f"want one worker per host holding {KEY}: {workers}"
+    for a in workers:
+        assert a["accelerator_ids"][KEY] == ["0"], a
+        with open(f"/proc/{a['pid']}/environ", "rb") as f:
+            environ = f.read().split(b"\0")
+        assert f"{VISIBLE_VAR[KEY]}=0".encode() in environ, (a, [e for e in environ if b"VISIBLE" in e])
+
+
 def test_vllm_ray_executor_on_beam(tmp_path):
     model_dir = str(tmp_path / "tiny-llama")
     reference = _run_mp(model_dir)
@@ -111,6 +132,8 @@ def test_vllm_ray_executor_on_beam(tmp_path):
         assert events["TOKENS"] == reference, \
             f"ray executor on beam: {events['TOKENS']}\nmp executor: {reference}"
         assert "HOLDING" in events, f"no generation loop: {tail()}"
+        if KEY in VISIBLE_VAR:
+            _check_device_ids(cluster)
 
         tree = _cluster.descendants(driver.pid)
         h1_daemon, h2_daemon = cluster.daemon_pid(h1), cluster.daemon_pid(h2)
