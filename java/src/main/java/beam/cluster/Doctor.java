@@ -50,10 +50,13 @@ public final class Doctor {
             }
             if (n.facts.hasNonNull("probe_error")) problems.add("node " + n.ip + ": " + n.facts.path("probe_error").asText());
             for (JsonNode w : n.facts.path("version_warnings")) problems.add("version mismatch: " + w.asText());
-            for (JsonNode a : n.facts.path("accelerators")) {
+            for (var it = n.facts.path("accelerators").fields(); it.hasNext(); ) {
+                var e = it.next();
+                JsonNode a = e.getValue();
                 if (!a.path("source").asText().equals(NodeAccelerator.DECLARED) || a.path("ids").isEmpty()) continue;
-                r.put("accelerator_note", a.path("ids").size() + " " + a.path("kind").asText() + " declared on `ray start`"
-                        + " and not detected: beam assumed ids " + a.path("ids") + " and did not check the devices exist");
+                r.put("accelerator_note", a.path("ids").size() + " " + a.path("vendor").asText() + " " + e.getKey()
+                        + " declared on `ray start` and not detected: beam assumed ids " + a.path("ids")
+                        + " and did not check the devices exist");
             }
         }
         report.set("reachability", probeAll(nodes, problems));
