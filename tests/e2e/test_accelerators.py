@@ -162,12 +162,18 @@ def test_nvidia_smi_on_path_is_detected_and_named(clusters, tmp_path):
     env = {"BEAM_DEVICE_ROOT": str(root), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     base = clusters.start("--num-cpus", "2", **env)
     got = drive(base, """
+typed = Probe.options(num_gpus=1, accelerator_type="H200").remote()
+ray.get(typed.look.remote(), timeout=60)
+ray.kill(typed)
+other = Probe.options(num_gpus=1, accelerator_type="A100").remote()
+ready, _ = ray.wait([other.look.remote()], timeout=1.0)
 print(json.dumps({"total": ray.cluster_resources(), "look": look(num_gpus=1),
-                  "labels": ray.nodes()[0]["Labels"]}))
+                  "labels": ray.nodes()[0]["Labels"], "a100_placed": bool(ready)}))
 """)
     assert got["total"]["GPU"] == 2.0 and got["total"]["accelerator_type:H200"] == 1.0, got["total"]
     assert got["look"]["env"]["CUDA_VISIBLE_DEVICES"] == got["look"]["ids"]["GPU"][0]
     assert got["labels"]["ray.io/accelerator-type"] == "H200"
+    assert not got["a100_placed"], "accelerator_type='A100' was placed on an H200 node"
     status = ray_cli(["status", "--temp-dir", base]).stdout
     assert "2 NVIDIA GPU (H200) [\"0\",\"1\"]" in status, status
 
