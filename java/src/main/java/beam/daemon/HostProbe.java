@@ -1,21 +1,17 @@
 package beam.daemon;
 
-import java.io.BufferedReader;
+import beam.cluster.AcceleratorKind;
+import beam.cluster.NodeAccelerator;
+import beam.node.AcceleratorProbe;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
-import beam.cluster.AcceleratorKind;
-import beam.cluster.NodeAccelerator;
-import beam.node.AcceleratorProbe;
-import com.fasterxml.jackson.databind.JsonNode;
 
 /** What this machine has: accelerators, memory, and the IP address other hosts reach it on. */
 final class HostProbe {
