@@ -6,8 +6,8 @@
 #   tools/gpu_check.sh --pack DIR      here (network): beam's wheel (Java runtime inside),
 #                                      cloudpickle's wheel and these two files into DIR
 #   DIR/gpu_check.sh [--python PY]     on the GPU machine (no network): needs only PY (default
-#                                      python3) with a CUDA torch; installs the wheels into a
-#                                      venv that sees PY's packages, starts `ray start --head`
+#                                      python3) with a CUDA torch and pip; installs the wheels
+#                                      into a folder on PYTHONPATH, starts `ray start --head`
 #                                      with detection, runs the checks, stops the cluster
 #   tools/gpu_check.sh --fake          no GPU (CI): a fake device tree and nvidia-smi, host
 #                                      memory for allocations, a socket sum for the all-reduce
@@ -67,17 +67,17 @@ else
   "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null \
     || die "$PY has no torch that sees a GPU (give one with --python PY)"
   if ls "$HERE"/ray-*.whl >/dev/null 2>&1; then
-    "$PY" -m venv --system-site-packages "$WORK/venv" || die "$PY cannot make a venv (python3-venv missing?)"
-    "$WORK/venv/bin/python" -m pip install -q --no-index --no-deps "$HERE"/cloudpickle-*.whl "$HERE"/ray-*.whl
-    PY="$WORK/venv/bin/python"
-    export PATH="$WORK/venv/bin:$PATH"
+    # --target, not a venv: PY may itself be a venv (then --system-site-packages would not
+    # see its torch); the folder goes first on PYTHONPATH, ahead of any real Ray in PY
+    "$PY" -m pip install -q --no-index --no-deps --disable-pip-version-check --target "$WORK/site" \
+      "$HERE"/cloudpickle-*.whl "$HERE"/ray-*.whl || die "$PY -m pip could not install the carried wheels"
+    export PYTHONPATH="$WORK/site${PYTHONPATH:+:$PYTHONPATH}" PATH="$WORK/site/bin:$PATH"
   else
     "$PY" -c 'import ray._beam' 2>/dev/null || die "no beam wheel beside $0 and no beam in $PY (make one with --pack)"
   fi
   ARGS=()
 fi
-RAY="$(dirname "$PY")/ray"
-[ -x "$RAY" ] || RAY="$(command -v ray)"
+RAY="$(command -v ray)" || die "no ray command on PATH"
 export RAY_TMPDIR="$TEMP_DIR"
 unset RAY_ADDRESS
 echo "gpu_check: cluster in $TEMP_DIR" >&2
