@@ -1,6 +1,7 @@
 package beam.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
@@ -38,5 +39,16 @@ class NodeDevicesTest {
         assertThat(NodeDevices.couldFit(NODE, req("{\"NPU\": 2}"))).isTrue();
         assertThat(NodeDevices.couldFit(NODE, req("{\"NPU\": 1.5}"))).isFalse();
         assertThat(NodeDevices.couldFit(NODE, req("{\"NPU\": 3}"))).isFalse();
+    }
+
+    @Test
+    void theJoinFormRoundTripsAndRefusesKindsBeamDoesNotKnow() throws Exception {
+        assertThat(NodeAccelerator.fromJson(NodeAccelerator.toJson(NODE))).isEqualTo(NODE);
+        var json = beam.codec.FrameCodec.json();
+        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("{\"GPU\": {\"kind\": \"QUANTUM\", \"ids\": [\"0\"]}}")))
+                .hasMessageContaining("unknown kind 'QUANTUM'");
+        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("{\"GPU\": {\"kind\": \"NPU\", \"ids\": [\"0\"]}}")))
+                .hasMessageContaining("kind NPU counts in NPU");
+        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("[1]"))).hasMessageContaining("must be an object");
     }
 }
