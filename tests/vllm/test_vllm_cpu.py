@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -85,9 +86,14 @@ def _run_mp(model_dir):
     return json.loads(events["TOKENS"])
 
 
+# Where the test plugin records each process's visibility variables (see _check_device_ids).
+RECORD_DIR = tempfile.mkdtemp(prefix="beam-vllm-visible-")
+
+
 def _host_env(h):
     # What a user sets per node for vLLM: the node's IP and the NIC gloo must use.
-    return dict(VLLM_ENV, VLLM_HOST_IP=h.ip, GLOO_SOCKET_IFNAME=_cluster.interface_of(h))
+    return dict(VLLM_ENV, VLLM_HOST_IP=h.ip, GLOO_SOCKET_IFNAME=_cluster.interface_of(h),
+                BEAM_VLLM_TEST_RECORD_DIR=RECORD_DIR)
 
 
 def _check_device_ids(cluster):
@@ -101,9 +107,11 @@ def _check_device_ids(cluster):
     assert len(workers) == 2, f"want one worker per host holding {KEY}: {workers}"
     for a in workers:
         assert a["accelerator_ids"][KEY] == ["0"], a
-        with open(f"/proc/{a['pid']}/environ", "rb") as f:
-            environ = f.read().split(b"\0")
-        assert f"{VISIBLE_VAR[KEY]}=0".encode() in environ, (a, [e for e in environ if b"VISIBLE" in e])
+        # the plugin wrote what the worker process started with (vLLM's setproctitle hides
+        # /proc/<pid>/environ)
+        with open(os.path.join(RECORD_DIR, f"{a['pid']}.json")) as f:
+            seen = json.load(f)["env"]
+        assert seen.get(VISIBLE_VAR[KEY]) == "0", (a, seen)
 
 
 def test_vllm_ray_executor_on_beam(tmp_path):
@@ -165,4 +173,5 @@ def test_vllm_ray_executor_on_beam(tmp_path):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(p, signal.SIGKILL)
         cluster.stop()
+        shutil.rmtree(RECORD_DIR, ignore_errors=True)
         print(f"driver output kept in {err.name} (stderr) and {err.name}.out (stdout: vLLM's log)")
