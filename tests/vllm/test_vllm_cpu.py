@@ -12,7 +12,10 @@ test platform plugin in tests/vllm/plugin gives vLLM's CPU platform the Ray devi
 
 Needs .bench/vllm-venv (tools/setup_vllm_venv.sh: ~3.1 GB of wheels, 6.2 GB installed,
 ~2 min); skipped without it, so it is not part of `./dev test` unless that venv exists.
-BEAM_VLLM_RAY_DEVICE_KEY=NPU runs it with the key "NPU" declared as a custom resource.
+BEAM_VLLM_RAY_DEVICE_KEY=NPU (or HPU) runs it with that key declared as a custom resource,
+and then also checks what Ray gives each worker: unit ["0"] of the key on its host in
+get_accelerator_ids() and its visibility variable (ASCEND_RT_VISIBLE_DEVICES /
+HABANA_VISIBLE_MODULES) set to "0" in the worker's environment.
 Runs on network namespaces when root can make them, else on 127.0.0.1 / 127.0.0.2
 (BEAM_VLLM_HOSTS=loopback|netns forces one).
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -50,6 +54,8 @@ if KEY != "GPU":
 else:
     DEVICE_ARGS = ["--num-gpus", "1"]
 RAISE_WITHIN_S = 10.0
+# The variable Ray 2.58 sets for the key (docs/DESIGN.md, "Accelerators").
+VISIBLE_VAR = {"NPU": "ASCEND_RT_VISIBLE_DEVICES", "HPU": "HABANA_VISIBLE_MODULES"}
 
 
 def _venv_ready():
@@ -80,9 +86,32 @@ def _run_mp(model_dir):
     return json.loads(events["TOKENS"])
 
 
+# Where the test plugin records each process's visibility variables (see _check_device_ids).
+RECORD_DIR = tempfile.mkdtemp(prefix="beam-vllm-visible-")
+
+
 def _host_env(h):
     # What a user sets per node for vLLM: the node's IP and the NIC gloo must use.
-    return dict(VLLM_ENV, VLLM_HOST_IP=h.ip, GLOO_SOCKET_IFNAME=_cluster.interface_of(h))
+    return dict(VLLM_ENV, VLLM_HOST_IP=h.ip, GLOO_SOCKET_IFNAME=_cluster.interface_of(h),
+                BEAM_VLLM_TEST_RECORD_DIR=RECORD_DIR)
+
+
+def _check_device_ids(cluster):
+    """Each vLLM worker holds unit "0" of KEY on its host, and its process environment names
+    it in the key's variable, as under Ray (the plugin sets no NOSET switch for KEY)."""
+    import json
+
+    done = cluster.run(cluster.h1, ["list", "actors", "--json", "--temp-dir", cluster.h1.temp_dir])
+    workers = [a for a in json.loads(done.stdout)
+               if a["state"] == "ALIVE" and (a.get("accelerator_ids") or {}).get(KEY)]
+    assert len(workers) == 2, f"want one worker per host holding {KEY}: {workers}"
+    for a in workers:
+        assert a["accelerator_ids"][KEY] == ["0"], a
+        # the plugin wrote what the worker process started with (vLLM's setproctitle hides
+        # /proc/<pid>/environ)
+        with open(os.path.join(RECORD_DIR, f"{a['pid']}.json")) as f:
+            seen = json.load(f)["env"]
+        assert seen.get(VISIBLE_VAR[KEY]) == "0", (a, seen)
 
 
 def test_vllm_ray_executor_on_beam(tmp_path):
@@ -111,6 +140,8 @@ def test_vllm_ray_executor_on_beam(tmp_path):
         assert events["TOKENS"] == reference, \
             f"ray executor on beam: {events['TOKENS']}\nmp executor: {reference}"
         assert "HOLDING" in events, f"no generation loop: {tail()}"
+        if KEY in VISIBLE_VAR:
+            _check_device_ids(cluster)
 
         tree = _cluster.descendants(driver.pid)
         h1_daemon, h2_daemon = cluster.daemon_pid(h1), cluster.daemon_pid(h2)
@@ -142,4 +173,5 @@ def test_vllm_ray_executor_on_beam(tmp_path):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(p, signal.SIGKILL)
         cluster.stop()
+        shutil.rmtree(RECORD_DIR, ignore_errors=True)
         print(f"driver output kept in {err.name} (stderr) and {err.name}.out (stdout: vLLM's log)")

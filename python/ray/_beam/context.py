@@ -1,7 +1,9 @@
 """``ray.get_runtime_context()``, ``ray.get_gpu_ids()`` and ``get_node_ip_address()``.
 
 In a driver the answers come from the daemon's hello reply; inside an actor they also
-come from the ``actor_init`` frame (actor id, GPU ids, placement group, runtime env).
+come from the ``actor_init`` frame (actor id, device ids per accelerator resource, placement
+group, runtime env). The daemon chose the ids and set the visibility variables before the
+worker started; nothing here touches the environment.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ def _actor() -> dict:
     return (c.actor or {}) if c is not None else {}
 
 
+def _accelerator_ids() -> Dict[str, List[str]]:
+    return {str(k): [str(i) for i in v] for k, v in (_actor().get("accelerator_ids") or {}).items()}
+
+
 def gpu_id_strings() -> List[str]:
-    return [str(g) for g in _actor().get("gpu_ids") or []]
+    return _accelerator_ids().get("GPU", [])
 
 
 def get_gpu_ids() -> list:
@@ -77,7 +83,7 @@ class RuntimeContext:
 
     def get_accelerator_ids(self) -> Dict[str, List[str]]:
         ids = {key: [] for key in ACCELERATOR_KEYS}
-        ids["GPU"] = gpu_id_strings()
+        ids.update(_accelerator_ids())
         return ids
 
     def get_assigned_resources(self) -> Dict[str, float]:

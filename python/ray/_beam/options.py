@@ -108,10 +108,14 @@ def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
     is_async = is_async_class(cls)
     runtime_env = merged_runtime_env(job_env, options.get("runtime_env"))
     max_concurrency = options.get("max_concurrency") or (1000 if is_async else 1)
+    resources = {k: float(v) for k, v in (options.get("resources") or {}).items()}
+    if options.get("accelerator_type"):
+        # as Ray: a sliver of the node resource a detected model adds (accelerator_type:H200)
+        resources[f"accelerator_type:{options['accelerator_type']}"] = 0.001
     return {
         "num_cpus": float(options.get("num_cpus") or 0),
         "num_gpus": float(options.get("num_gpus") or 0),
-        "resources": {k: float(v) for k, v in (options.get("resources") or {}).items()},
+        "resources": resources,
         "pg_id": pg.id.hex() if pg is not None else None,
         "bundle_index": int(bundle_index if bundle_index is not None else -1),
         "env_vars": dict(runtime_env.get("env_vars") or {}),

@@ -1,7 +1,7 @@
 """Actor worker process: ``python -m ray._beam.worker --socket PATH --actor-id ID``.
 
-The daemon spawns one per actor (environment, CUDA_VISIBLE_DEVICES and cwd already set),
-then sends ``actor_init``; we construct the actor on the main thread and answer
+The daemon spawns one per actor (environment, accelerator visibility variables and cwd
+already set), then sends ``actor_init``; we construct the actor on the main thread and answer
 ``actor_ready`` / ``actor_failed``. Calls are then run:
 
 - max_concurrency == 1: one at a time, in arrival order, on the main thread;

@@ -50,11 +50,18 @@ public final class DoctorCommand implements Callable<Integer> {
                     .append("  beam ").append(v.path("beam").asText("?")).append(", python ").append(v.path("python").asText("?"))
                     .append(", vllm ").append(v.path("vllm").asText("-")).append(", torch ").append(v.path("torch").asText("-"))
                     .append('\n');
-            JsonNode g = n.path("gpus");
-            sb.append("    GPUs ").append(g.path("assigned_ids").toString()).append(", CUDA_VISIBLE_DEVICES=")
-                    .append(g.path("cuda_visible_devices").asText("(unset)")).append(", /dev/nvidia*: ")
-                    .append(g.path("nvidia_device_files").asInt()).append('\n');
-            if (n.has("gpu_note")) sb.append("    note: ").append(n.path("gpu_note").asText()).append('\n');
+            if (n.path("accelerators").isEmpty()) sb.append("    accelerators: none\n");
+            for (var it = n.path("accelerators").fields(); it.hasNext(); ) {
+                var e = it.next();
+                JsonNode a = e.getValue();
+                sb.append("    ").append(e.getKey()).append(' ').append(a.path("ids").toString()).append(": ")
+                        .append(a.path("vendor").asText()).append(a.hasNonNull("type") ? " " + a.path("type").asText() : "")
+                        .append(" (").append(a.path("source").asText()).append("), actors get ")
+                        .append(a.path("visible_var").asText()).append(", node started with ")
+                        .append(a.path("visible_var").asText()).append('=')
+                        .append(a.path("node_visible_value").asText("(unset)")).append('\n');
+            }
+            if (n.has("accelerator_note")) sb.append("    note: ").append(n.path("accelerator_note").asText()).append('\n');
             if (n.has("hint")) sb.append("    hint: ").append(n.path("hint").asText()).append('\n');
         }
         sb.append("\nReachability (TCP from each node to every other node IP)\n");

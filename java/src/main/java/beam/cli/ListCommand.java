@@ -44,8 +44,8 @@ public final class ListCommand implements Callable<Integer> {
             return 0;
         }
         List<String> columns = switch (what) {
-            case "nodes" -> List.of("node_id", "node_ip", "is_head_node", "state", "gpus", "resources_total");
-            case "actors" -> List.of("actor_id", "class_name", "state", "pid", "node_ip", "gpu_ids", "placement_group_id");
+            case "nodes" -> List.of("node_id", "node_ip", "is_head_node", "state", "accelerators", "resources_total");
+            case "actors" -> List.of("actor_id", "class_name", "state", "pid", "node_ip", "accelerator_ids", "placement_group_id");
             default -> List.of("placement_group_id", "name", "strategy", "state", "bundles", "waiting_reason");
         };
         System.out.print(Table.render(columns, rows));
@@ -61,6 +61,8 @@ public final class ListCommand implements Callable<Integer> {
             o.put("is_head_node", n.path("IsHead").asBoolean());
             o.put("state", n.path("Alive").asBoolean() ? "ALIVE" : "DEAD");
             o.set("gpus", n.path("GpuIds"));
+            o.put("accelerators", StatusCommand.accelerators(n).replaceFirst("^: ", ""));
+            o.set("accelerator_details", n.path("Accelerators"));
             o.set("resources_total", n.path("Resources"));
             if (!n.path("Alive").asBoolean()) o.put("death_reason", n.path("DeathReasonMessage").asText());
         }

@@ -45,7 +45,7 @@ public final class StatusCommand implements Callable<Integer> {
                 continue;
             }
             out.append(" 1 node_").append(n.path("NodeID").asText()).append(" (").append(n.path("NodeManagerAddress").asText())
-                    .append(n.path("IsHead").asBoolean() ? ", head" : "").append(")\n");
+                    .append(n.path("IsHead").asBoolean() ? ", head" : "").append(")").append(accelerators(n)).append('\n');
         }
         out.append("Dead:\n");
         if (dead == 0) out.append(" (no dead nodes)\n");
@@ -73,14 +73,18 @@ public final class StatusCommand implements Callable<Integer> {
             out.append(' ').append(bytes ? gib(used) : num(used)).append('/').append(bytes ? gib(t) : num(t)).append(' ')
                     .append(key).append('\n');
         }
-        out.append("\nActors holding GPUs:\n");
+        out.append("\nActors holding accelerators:\n");
         int holders = 0;
         for (JsonNode a : s.path("actors")) {
-            if (a.path("gpu_ids").isEmpty() || a.path("state").asText().equals("DEAD")) continue;
-            holders++;
-            out.append(" GPU ").append(a.path("gpu_ids").toString()).append(" on ").append(a.path("node_ip").asText())
-                    .append(": ").append(a.path("class_name").asText()).append(" pid=").append(a.path("pid").asLong())
-                    .append(" (").append(a.path("state").asText()).append(")\n");
+            if (a.path("state").asText().equals("DEAD")) continue;
+            for (Iterator<Map.Entry<String, JsonNode>> it = a.path("accelerator_ids").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                if (e.getValue().isEmpty()) continue;
+                holders++;
+                out.append(' ').append(e.getKey()).append(' ').append(e.getValue().toString()).append(" on ")
+                        .append(a.path("node_ip").asText()).append(": ").append(a.path("class_name").asText())
+                        .append(" pid=").append(a.path("pid").asLong()).append(" (").append(a.path("state").asText()).append(")\n");
+            }
         }
         if (holders == 0) out.append(" (none)\n");
         out.append("\nDemands:\n");
@@ -94,6 +98,20 @@ public final class StatusCommand implements Callable<Integer> {
         }
         if (pending == 0) out.append(" (no resource demands)\n");
         return out.toString();
+    }
+
+    /** ", 4 NVIDIA GPU (H200) [0,1,2,3]" per accelerator resource of a node, as the node reported it. */
+    static String accelerators(JsonNode node) {
+        StringBuilder sb = new StringBuilder();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.path("Accelerators").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode a = e.getValue();
+            sb.append(sb.isEmpty() ? ": " : ", ").append(a.path("ids").size()).append(' ').append(a.path("vendor").asText())
+                    .append(' ').append(e.getKey());
+            if (a.hasNonNull("type")) sb.append(" (").append(a.path("type").asText()).append(')');
+            sb.append(' ').append(a.path("ids").toString());
+        }
+        return sb.toString();
     }
 
     private static String num(double v) {

@@ -43,8 +43,9 @@ public final class ActorRecord {
     Bundle bundle;
     PlacementGroup group;
     Resources held;
-    Map<String, Long> gpusHeld = Map.of();
-    List<String> gpuIds = List.of();
+    Map<String, Map<String, Long>> devicesHeld = NodeDevices.NONE;
+    /** Device ids this actor was given, per accelerator resource (Ray's get_accelerator_ids()). */
+    Map<String, List<String>> deviceIds = Map.of();
     Client worker;
     long pid;
     boolean processGone;
@@ -89,7 +90,11 @@ public final class ActorRecord {
     }
 
     public List<String> gpuIds() {
-        return gpuIds;
+        return deviceIds.getOrDefault("GPU", List.of());
+    }
+
+    public Map<String, List<String>> deviceIds() {
+        return deviceIds;
     }
 
     public String nodeId() {

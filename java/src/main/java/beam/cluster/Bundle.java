@@ -4,15 +4,15 @@ import java.util.Map;
 
 /**
  * One bundle of a placement group once placed: the resources it reserved on its node, what
- * of them actors inside it have not yet taken, and the concrete GPU ids it owns.
+ * of them actors inside it have not yet taken, and the concrete device ids it owns.
  */
 final class Bundle {
     final int index;
     final Resources spec;
     Node node;
     Resources available;
-    GpuSlots gpus;
-    Map<String, Long> gpusTakenFromNode;
+    NodeDevices devices;
+    Map<String, Map<String, Long>> devicesTakenFromNode;
 
     Bundle(int index, Resources spec) {
         this.index = index;

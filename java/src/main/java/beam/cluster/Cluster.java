@@ -225,10 +225,10 @@ public final class Cluster {
         }
         if (actor.bundle != null) {
             actor.bundle.available.add(actor.held);
-            actor.bundle.gpus.release(actor.gpusHeld);
+            actor.bundle.devices.release(actor.devicesHeld);
         } else if (actor.node != null) {
             actor.node.available.add(actor.held);
-            actor.node.gpus.release(actor.gpusHeld);
+            actor.node.devices.release(actor.devicesHeld);
         }
         actor.held = null;
         retire(actor);
@@ -259,33 +259,33 @@ public final class Cluster {
             List<Bundle> candidates = index >= 0 ? List.of(actor.group.bundles.get(index)) : actor.group.bundles;
             for (Bundle b : candidates) {
                 if (!b.available.fits(request)) continue;
-                Map<String, Long> gpus = b.gpus.allocate(request.get("GPU"));
-                if (gpus == null) continue;
+                Map<String, Map<String, Long>> devices = b.devices.allocate(request);
+                if (devices == null) continue;
                 b.available.subtract(request);
                 actor.bundle = b;
-                start(actor, b.node, gpus);
+                start(actor, b.node, devices);
                 return true;
             }
             return false;
         }
         for (Node n : nodes.values()) {
             if (!n.alive || !n.available.fits(request)) continue;
-            Map<String, Long> gpus = n.gpus.allocate(request.get("GPU"));
-            if (gpus == null) continue;
+            Map<String, Map<String, Long>> devices = n.devices.allocate(request);
+            if (devices == null) continue;
             n.available.subtract(request);
-            start(actor, n, gpus);
+            start(actor, n, devices);
             return true;
         }
         return false;
     }
 
-    private void start(ActorRecord actor, Node node, Map<String, Long> gpus) {
+    private void start(ActorRecord actor, Node node, Map<String, Map<String, Long>> devices) {
         actor.node = node;
         actor.held = actor.options.request().copy();
-        actor.gpusHeld = gpus;
-        actor.gpuIds = List.copyOf(gpus.keySet());
+        actor.devicesHeld = devices;
+        actor.deviceIds = NodeDevices.ids(devices);
         actor.state = ActorRecord.State.STARTING;
-        node.link.startActor(actor, actor.gpuIds);
+        node.link.startActor(actor, actor.deviceIds);
     }
 
     private String neverFitsAnyNode(Resources request) {

@@ -55,10 +55,13 @@ final class ClusterViews {
         o.set("Resources", n.alive ? n.total.toJson() : F.objectNode());
         ObjectNode labels = o.putObject("Labels");
         labels.put("ray.io/node-id", n.id);
+        n.accelerators.values().stream().filter(a -> a.type() != null).findFirst()
+                .ifPresent(a -> labels.put("ray.io/accelerator-type", a.type()));
         o.set("Available", n.alive ? n.available.toJson() : F.objectNode());
         o.put("IsHead", n.head);
         ArrayNode gpus = o.putArray("GpuIds");
         n.gpuIds.forEach(gpus::add);
+        o.set("Accelerators", NodeAccelerator.toJson(n.accelerators));
         o.put("StartTimeMs", n.startedMillis);
         if (n.rttMicros >= 0) o.put("BeamHeartbeatRttMicros", n.rttMicros);
         o.set("BeamFacts", n.facts);
@@ -82,7 +85,8 @@ final class ClusterViews {
             o.put("node_id", a.node == null ? null : a.node.id);
             o.put("node_ip", a.node == null ? null : a.node.ip);
             ArrayNode gpus = o.putArray("gpu_ids");
-            a.gpuIds.forEach(gpus::add);
+            a.gpuIds().forEach(gpus::add);
+            o.set("accelerator_ids", beam.codec.FrameCodec.json().valueToTree(a.deviceIds));
             o.put("placement_group_id", a.groupId());
             o.put("bundle_index", a.bundleIndex());
             o.set("resources", a.options.request().toJson());

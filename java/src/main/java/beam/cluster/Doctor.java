@@ -39,7 +39,7 @@ public final class Doctor {
             r.put("node_ip", n.ip);
             r.put("is_head", n.head);
             r.set("versions", n.facts.path("versions"));
-            r.set("gpus", n.facts.path("gpus"));
+            r.set("accelerators", n.facts.path("accelerators"));
             String nic = n.facts.path("node_ip_interface").asText(null);
             r.put("interface", nic);
             if (nic == null) {
@@ -50,9 +50,13 @@ public final class Doctor {
             }
             if (n.facts.hasNonNull("probe_error")) problems.add("node " + n.ip + ": " + n.facts.path("probe_error").asText());
             for (JsonNode w : n.facts.path("version_warnings")) problems.add("version mismatch: " + w.asText());
-            JsonNode gpus = n.facts.path("gpus");
-            if (gpus.path("assigned_ids").size() > 0 && gpus.path("nvidia_device_files").asInt() == 0) {
-                r.put("gpu_note", "GPUs are declared (--num-gpus) but no /dev/nvidia* device is visible on this host");
+            for (var it = n.facts.path("accelerators").fields(); it.hasNext(); ) {
+                var e = it.next();
+                JsonNode a = e.getValue();
+                if (!a.path("source").asText().equals(NodeAccelerator.DECLARED) || a.path("ids").isEmpty()) continue;
+                r.put("accelerator_note", a.path("ids").size() + " " + a.path("vendor").asText() + " " + e.getKey()
+                        + " declared on `ray start` and not detected: beam assumed ids " + a.path("ids")
+                        + " and did not check the devices exist");
             }
         }
         report.set("reachability", probeAll(nodes, problems));

@@ -17,7 +17,9 @@ public final class Node {
     final boolean head;
     final Resources total;
     final Resources available;
-    final GpuSlots gpus;
+    /** Device ids of each accelerator resource, their kind (vendor) and model. */
+    final java.util.Map<String, NodeAccelerator> accelerators;
+    final NodeDevices devices;
     final List<String> gpuIds;
     final NodeLink link;
     final long startedMillis = System.currentTimeMillis();
@@ -30,15 +32,16 @@ public final class Node {
             com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
 
     public Node(String id, String ip, String hostname, boolean head, Resources total,
-                List<String> gpuIds, NodeLink link) {
+                java.util.Map<String, NodeAccelerator> accelerators, NodeLink link) {
         this.id = id;
         this.ip = ip;
         this.hostname = hostname;
         this.head = head;
         this.total = total;
         this.available = total.copy();
-        this.gpuIds = List.copyOf(gpuIds);
-        this.gpus = GpuSlots.whole(gpuIds);
+        this.accelerators = java.util.Map.copyOf(accelerators);
+        this.gpuIds = NodeAccelerator.gpuIds(accelerators);
+        this.devices = NodeDevices.whole(accelerators);
         this.link = link;
     }
 

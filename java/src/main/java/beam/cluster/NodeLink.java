@@ -8,8 +8,11 @@ import java.util.List;
  * back through the {@link Cluster} callbacks ({@code onActorStarted}, {@code onActorExited}).
  */
 public interface NodeLink {
-    /** Starts the actor's worker process; must not block the caller for long. */
-    void startActor(ActorRecord actor, List<String> gpuIds);
+    /**
+     * Starts the actor's worker process with these device ids per accelerator resource; must
+     * not block the caller for long.
+     */
+    void startActor(ActorRecord actor, java.util.Map<String, List<String>> deviceIds);
 
     /** Kills the actor's process tree (SIGKILL). No-op if it is not running. */
     void killActor(ActorRecord actor);

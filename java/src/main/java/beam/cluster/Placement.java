@@ -1,7 +1,6 @@
 package beam.cluster;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,17 +28,17 @@ final class Placement {
     private static final class Trial {
         final Node node;
         final Resources free;
-        final GpuSlots gpus;
+        final NodeDevices devices;
 
         Trial(Node node) {
             this.node = node;
             this.free = node.available.copy();
-            this.gpus = GpuSlots.of(node.gpus.snapshot());
+            this.devices = node.devices.copy();
         }
 
         boolean take(Resources spec) {
             if (!free.fits(spec)) return false;
-            if (gpus.allocate(spec.get("GPU")) == null) return false;
+            if (devices.allocate(spec) == null) return false;
             free.subtract(spec);
             return true;
         }
@@ -173,9 +172,7 @@ final class Placement {
     }
 
     static boolean fitsTotal(Node n, Resources spec) {
-        Map<String, Long> gpuCaps = new HashMap<>();
-        for (String id : n.gpuIds) gpuCaps.put(id, Resources.UNIT);
-        return n.total.fits(spec) && GpuSlots.couldFit(gpuCaps, spec.get("GPU"));
+        return n.total.fits(spec) && NodeDevices.couldFit(n.accelerators, spec);
     }
 
     private static String largest(List<Node> nodes, Resources spec) {

@@ -89,7 +89,7 @@ public final class PlacementGroups {
                 // bundle's reservation returns to the node now, minus nothing: the actors'
                 // resources came out of the bundle, not the node.
                 b.node.available.add(b.spec);
-                b.node.gpus.release(b.gpusTakenFromNode);
+                b.node.devices.release(b.devicesTakenFromNode);
             }
             cluster.reschedule();
         }
@@ -110,7 +110,7 @@ public final class PlacementGroups {
                 if (b.node == node) {
                     b.node = null;
                     b.available = null;
-                    b.gpus = null;
+                    b.devices = null;
                     hit = true;
                 }
             }
@@ -137,14 +137,19 @@ public final class PlacementGroups {
         List<Bundle> candidates = index >= 0 ? List.of(g.bundles.get(index)) : g.bundles;
         Resources request = options.request();
         for (Bundle b : candidates) {
-            if (b.spec.fits(request) && gpuCouldFit(b.spec.get("GPU"), request.get("GPU"))) return;
+            if (b.spec.fits(request) && devicesCouldFit(b.spec, request)) return;
         }
         String where = index >= 0 ? "bundle " + index + " " + g.bundles.get(index).spec : "any bundle of the group";
         throw RequestException.value("the actor requests " + request + ", which can never fit " + where
                 + " of placement group " + g.id + ". Request at most what the bundle holds.");
     }
 
-    private static boolean gpuCouldFit(long bundleGpu, long request) {
+    private static boolean devicesCouldFit(Resources bundle, Resources request) {
+        for (String r : AcceleratorKind.RESOURCES) if (!deviceCouldFit(bundle.get(r), request.get(r))) return false;
+        return true;
+    }
+
+    private static boolean deviceCouldFit(long bundleGpu, long request) {
         if (request <= 0) return true;
         if (bundleGpu >= Resources.UNIT) {
             return request <= bundleGpu && (request < Resources.UNIT || request % Resources.UNIT == 0);
@@ -170,11 +175,11 @@ public final class PlacementGroups {
         for (int i = 0; i < plan.size(); i++) {
             Bundle b = todo.get(i);
             Node n = plan.get(i);
-            Map<String, Long> gpus = n.gpus.allocate(b.spec.get("GPU"));
+            Map<String, Map<String, Long>> devices = n.devices.allocate(b.spec);
             n.available.subtract(b.spec);
             b.node = n;
-            b.gpusTakenFromNode = gpus;
-            b.gpus = GpuSlots.of(gpus);
+            b.devicesTakenFromNode = devices;
+            b.devices = NodeDevices.of(devices);
             b.available = b.spec.copy();
         }
         g.state = PlacementGroup.State.CREATED;

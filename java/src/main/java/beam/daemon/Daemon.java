@@ -50,13 +50,16 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private com.fasterxml.jackson.databind.node.ObjectNode headFacts;
     private final beam.metrics.UserMetrics userMetrics = new beam.metrics.UserMetrics();
     private beam.http.NodeHttp http;
+    /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
+    private final java.util.Map<String, beam.cluster.NodeAccelerator> accelerators;
 
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
         this.session = session;
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress("8.8.8.8");
         this.localNode = new HeadLocalNode(cluster);
-        this.agent = new NodeAgent(localNode, session.socketPath(), session.logsDir());
+        this.accelerators = HostProbe.accelerators(config);
+        this.agent = new NodeAgent(localNode, session.socketPath(), session.logsDir(), accelerators);
         localNode.attach(agent);
     }
 
@@ -74,7 +77,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                         gate::serve)).start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
-        headFacts = NodeFacts.collect(nodeIp, HostProbe.gpuIds(config));
+        headFacts = NodeFacts.collect(nodeIp, accelerators);
         headFacts.put("probe_port", port);
         pythonVersions.thenAccept(py -> {
             synchronized (cluster) {
@@ -83,7 +86,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
             }
         });
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
-                HostProbe.resources(config, nodeIp, true), HostProbe.gpuIds(config), localNode).withFacts(headFacts));
+                HostProbe.resources(config, nodeIp, true, accelerators), accelerators, localNode).withFacts(headFacts));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
                 c -> LocalClient.of(c, this, origin)).start();

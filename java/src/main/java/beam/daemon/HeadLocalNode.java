@@ -23,8 +23,8 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
     }
 
     @Override
-    public void startActor(ActorRecord actor, List<String> gpuIds) {
-        agent.spawn(SpawnSpec.of(actor, gpuIds));
+    public void startActor(ActorRecord actor, java.util.Map<String, List<String>> deviceIds) {
+        agent.spawn(SpawnSpec.of(actor, deviceIds));
     }
 
     @Override

@@ -1,88 +1,58 @@
 package beam.daemon;
 
-import java.io.BufferedReader;
+import beam.cluster.AcceleratorKind;
+import beam.cluster.NodeAccelerator;
+import beam.node.AcceleratorProbe;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
+import java.util.HashMap;
+import java.util.Map;
 
-/** What this machine has: GPUs, memory, and the IP address other hosts reach it on. */
+/** What this machine has: accelerators, memory, and the IP address other hosts reach it on. */
 final class HostProbe {
-    private static final Pattern NVIDIA_DEVICE = Pattern.compile("nvidia[0-9]+");
-
     private HostProbe() {
     }
 
+    /** Where the accelerator probe reads device files: "/" unless a test points it at a fake tree. */
+    static final String DEVICE_ROOT_ENV = "BEAM_DEVICE_ROOT";
+
     /**
-     * GPU ids as this node names them: {@code CUDA_VISIBLE_DEVICES} entries if set (Ray
-     * honours it), else 0..n-1. With {@code declared} set, that many ids; else detected from
-     * /dev/nvidiaN device files or {@code nvidia-smi -L}.
+     * This node's accelerators by resource (GPU, NPU, HPU, neuron_cores, ...): counts from
+     * --num-gpus / --resources where declared, else detected; ids from a visibility variable
+     * set on `ray start`, else 0..n-1 ({@link AcceleratorProbe}).
      */
-    static List<String> gpuIds(Integer declared, String cudaVisible) {
-        List<String> visible = new ArrayList<>();
-        if (cudaVisible != null) {
-            for (String s : cudaVisible.split(",")) if (!s.isBlank()) visible.add(s.trim());
+    static Map<String, NodeAccelerator> accelerators(DaemonConfig config) {
+        Map<String, String> env = System.getenv();
+        Map<String, Integer> declared = new HashMap<>();
+        if (config.numGpus() != null) declared.put("GPU", config.numGpus());
+        JsonNode custom = parseResources(config.resourcesJson());
+        for (String r : AcceleratorKind.RESOURCES) {
+            if (custom != null && custom.path(r).isNumber()) declared.put(r, (int) Math.floor(custom.path(r).asDouble()));
         }
-        int count;
-        if (declared != null) count = declared;
-        else if (cudaVisible != null) count = visible.size();
-        else count = detectGpuCount();
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < count; i++) ids.add(i < visible.size() ? visible.get(i) : String.valueOf(i));
-        return ids;
-    }
-
-    /** Detected once per process: start-up asks several times, and nvidia-smi can take a second. */
-    private static volatile Integer detectedGpus;
-
-    private static int detectGpuCount() {
-        Integer n = detectedGpus;
-        if (n == null) detectedGpus = n = probeGpuCount();
-        return n;
-    }
-
-    private static int probeGpuCount() {
-        String[] devs = new java.io.File("/dev").list((d, name) -> NVIDIA_DEVICE.matcher(name).matches());
-        if (devs != null && devs.length > 0) return devs.length;
-        try {
-            Process p = new ProcessBuilder("nvidia-smi", "-L").redirectErrorStream(true).start();
-            int n = 0;
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()))) {
-                String line;
-                while ((line = r.readLine()) != null) if (line.startsWith("GPU ")) n++;
-            }
-            p.waitFor(5, TimeUnit.SECONDS);
-            return n;
-        } catch (IOException e) {
-            return 0;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 0;
-        }
-    }
-
-    static List<String> gpuIds(DaemonConfig config) {
-        return gpuIds(config.numGpus(), System.getenv("CUDA_VISIBLE_DEVICES"));
+        return new AcceleratorProbe(Path.of(env.getOrDefault(DEVICE_ROOT_ENV, "/")), env).probe(declared);
     }
 
     /**
      * This node's resources, named as Ray names them: CPU, GPU, memory (70% of available),
-     * object_store_memory (30%), node:IP, node:__internal_head__ on the head, and custom
-     * resources from --resources.
+     * object_store_memory (30%), node:IP, node:__internal_head__ on the head, custom
+     * resources from --resources, each accelerator's count and accelerator_type:MODEL.
      */
-    static beam.cluster.Resources resources(DaemonConfig config, String nodeIp, boolean head) {
+    static beam.cluster.Resources resources(DaemonConfig config, String nodeIp, boolean head,
+                                            Map<String, NodeAccelerator> accelerators) {
         beam.cluster.Resources r = beam.cluster.Resources.fromJson(parseResources(config.resourcesJson()), "--resources");
         long unit = beam.cluster.Resources.UNIT;
         int cpus = config.numCpus() != null ? config.numCpus() : Runtime.getRuntime().availableProcessors();
         r.set("CPU", (long) cpus * unit);
-        r.set("GPU", (long) gpuIds(config).size() * unit);
+        r.set("GPU", 0);
+        accelerators.forEach((name, a) -> {
+            if (r.get(name) == 0) r.set(name, (long) a.ids().size() * unit);
+            if (a.type() != null) r.set("accelerator_type:" + a.type(), unit); // as Ray adds it
+        });
         long mem = availableMemoryBytes();
         long objectStore = (long) (mem * 0.3);
         r.set("memory", (mem - objectStore) * unit);

@@ -64,6 +64,8 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
             NodeFacts.pythonVersions();
     private java.net.ServerSocket probeListener;
+    /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
+    private final Map<String, beam.cluster.NodeAccelerator> accelerators;
     private Listener unixListener;
     private final beam.metrics.UserMetrics userMetrics = new beam.metrics.UserMetrics();
     private beam.http.NodeHttp http;
@@ -74,7 +76,8 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         this.session = session;
         String host = config.headAddress().substring(0, config.headAddress().lastIndexOf(':'));
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(host);
-        this.agent = new NodeAgent(this, session.socketPath(), session.logsDir());
+        this.accelerators = HostProbe.accelerators(config);
+        this.agent = new NodeAgent(this, session.socketPath(), session.logsDir(), accelerators);
         this.heartbeat = config.heartbeat();
     }
 
@@ -205,8 +208,8 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         join.put("node_ip", nodeIp);
         join.put("hostname", HostProbe.hostname());
         join.put("session_dir", session.dir().toString());
-        join.set("resources", HostProbe.resources(config, nodeIp, false).toJson());
-        ObjectNode facts = NodeFacts.collect(nodeIp, HostProbe.gpuIds(config));
+        join.set("resources", HostProbe.resources(config, nodeIp, false, accelerators).toJson());
+        ObjectNode facts = NodeFacts.collect(nodeIp, accelerators);
         try {
             probeListener = beam.node.Prober.listen(nodeIp);
             facts.put("probe_port", probeListener.getLocalPort());
@@ -215,8 +218,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
             facts.put("probe_error", "cannot listen on the node IP " + nodeIp + ": " + e.getMessage());
         }
         join.set("facts", facts);
-        ArrayNode gpus = join.putArray("gpu_ids");
-        HostProbe.gpuIds(config).forEach(gpus::add);
+        join.set("accelerators", beam.cluster.NodeAccelerator.toJson(accelerators));
         head.send(new Frame(join));
         Frame reply = readOrFail("the head's answer to join");
         if (!reply.header().path("ok").asBoolean()) {
@@ -344,15 +346,19 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     }
 
     private static SpawnSpec spawnSpec(ObjectNode h) {
-        List<String> gpus = new ArrayList<>();
-        h.path("gpu_ids").forEach(g -> gpus.add(g.asText()));
+        Map<String, List<String>> devices = new LinkedHashMap<>();
+        h.path("accelerator_ids").fields().forEachRemaining(e -> {
+            List<String> ids = new ArrayList<>();
+            e.getValue().forEach(g -> ids.add(g.asText()));
+            devices.put(e.getKey(), ids);
+        });
         Map<String, String> env = new LinkedHashMap<>();
         h.path("env_vars").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
         ObjectNode ctx = (ObjectNode) h.path("context");
         List<String> sysPath = new ArrayList<>();
         ctx.path("sysPath").forEach(p -> sysPath.add(p.asText()));
         ProcessContext context = new ProcessContext(ctx.path("python").asText(null), ctx.path("cwd").asText(null), sysPath);
-        return new SpawnSpec(h.path("actor_id").asText(), h.path("class_name").asText(), gpus, env, context,
+        return new SpawnSpec(h.path("actor_id").asText(), h.path("class_name").asText(), devices, env, context,
                 h.path("log_to_owner").asBoolean(true), h.path("omp_threads").asInt(1));
     }
 

@@ -6,14 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.File;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * What a node tells the head about itself at join, for diagnostics (`ray status`,
  * `ray doctor`): versions (beam, protocol, Java, Python and, where installed, vLLM and
- * torch), its network interfaces and which one carries the node IP, and what it sees of
- * its GPUs. The Python versions come from the interpreter that ran `ray`
+ * torch), its network interfaces and which one carries the node IP, and its accelerators
+ * (kind, vendor, model, ids, the visibility variable the node was started with). The Python versions come from the interpreter that ran `ray`
  * ({@code BEAM_PYTHON}, set by the launcher: ray._beam.launcher.daemon_env), asked once in the
  * background shortly after start.
  */
@@ -79,7 +77,7 @@ public final class NodeFacts {
         return ip.startsWith("127.");
     }
 
-    static ObjectNode collect(String nodeIp, List<String> gpuIds) {
+    static ObjectNode collect(String nodeIp, java.util.Map<String, beam.cluster.NodeAccelerator> accelerators) {
         ObjectNode facts = F.objectNode();
         ObjectNode versions = facts.putObject("versions");
         versions.put("beam", BEAM_VERSION);
@@ -104,12 +102,13 @@ public final class NodeFacts {
             // no interface list
         }
         facts.put("node_ip_interface", carrier);
-        ObjectNode gpus = facts.putObject("gpus");
-        ArrayNode ids = gpus.putArray("assigned_ids");
-        gpuIds.forEach(ids::add);
-        gpus.put("cuda_visible_devices", System.getenv("CUDA_VISIBLE_DEVICES"));
-        String[] devs = new File("/dev").list((d, name) -> name.matches("nvidia[0-9]+"));
-        gpus.put("nvidia_device_files", devs == null ? 0 : devs.length);
+        // what each accelerator is and the visibility variable the node itself was started with
+        ObjectNode accel = facts.putObject("accelerators");
+        accelerators.forEach((resource, a) -> {
+            ObjectNode o = a.toJson();
+            o.put("node_visible_value", System.getenv(a.kind().visibleVar));
+            accel.set(resource, o);
+        });
         return facts;
     }
 }

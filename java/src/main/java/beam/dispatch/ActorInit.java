@@ -3,7 +3,6 @@ package beam.dispatch;
 import beam.cluster.ActorRecord;
 import beam.codec.Frame;
 import beam.protocol.Frames;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** Builds the {@code actor_init} frame a new worker receives after its hello. */
@@ -21,8 +20,7 @@ final class ActorInit {
         h.put("namespace", actor.namespace());
         h.put("gcs_address", daemon.gcsAddress());
         h.put("session_dir", origin.sessionDir());
-        ArrayNode gpus = h.putArray("gpu_ids");
-        actor.gpuIds().forEach(gpus::add);
+        h.set("accelerator_ids", beam.codec.FrameCodec.json().valueToTree(actor.deviceIds()));
         h.put("pg_id", actor.groupId());
         h.put("bundle_index", actor.bundleIndex());
         h.set("runtime_env", actor.options().runtimeEnv());

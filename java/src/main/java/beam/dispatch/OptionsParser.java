@@ -27,6 +27,11 @@ final class OptionsParser {
             }
             request.set("CPU", units(o, "num_cpus"));
             request.set("GPU", units(o, "num_gpus"));
+            for (Map.Entry<String, Long> e : request.asMap().entrySet()) {
+                beam.cluster.AcceleratorKind kind = beam.cluster.AcceleratorKind.forResource(e.getKey());
+                String refused = kind == null ? null : kind.checkRequest(e.getValue());
+                if (refused != null) throw new IllegalArgumentException(refused);
+            }
             if (o.hasNonNull("memory")) request.set("memory", units(o, "memory"));
             String pg = o.hasNonNull("pg_id") ? o.get("pg_id").asText() : null;
             if (pg != null && !beam.util.Ids.isHex(pg, 36)) throw new IllegalArgumentException("pg_id must be 36 hex characters");

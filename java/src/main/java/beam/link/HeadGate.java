@@ -88,14 +88,14 @@ public final class HeadGate {
             return;
         }
         Resources resources;
+        java.util.Map<String, beam.cluster.NodeAccelerator> accelerators;
         try {
             resources = Resources.fromJson(h.get("resources"), "join resources");
+            accelerators = beam.cluster.NodeAccelerator.fromJson(h.get("accelerators"));
         } catch (IllegalArgumentException e) {
             refuse(connection, rid, e.getMessage());
             return;
         }
-        List<String> gpuIds = new ArrayList<>();
-        h.path("gpu_ids").forEach(g -> gpuIds.add(g.asText()));
         MemberLink link = new MemberLink(connection, daemon, nodeId, ip, h.path("session_dir").asText(""), heartbeat, pulse);
         ObjectNode reply = Frames.ok(rid);
         reply.put("head_node_id", daemon.nodeId());
@@ -107,7 +107,7 @@ public final class HeadGate {
         connection.send(new Frame(reply));
         ObjectNode facts = h.path("facts") instanceof ObjectNode f ? f : Frames.header("facts");
         facts.remove("op");
-        daemon.cluster().addNode(new Node(nodeId, ip, h.path("hostname").asText(ip), false, resources, gpuIds, link)
+        daemon.cluster().addNode(new Node(nodeId, ip, h.path("hostname").asText(ip), false, resources, accelerators, link)
                 .withFacts(facts));
         LOG.info("node " + ip + " (" + nodeId + ") joined with " + resources);
         link.run();

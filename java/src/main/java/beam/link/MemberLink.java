@@ -183,13 +183,12 @@ public final class MemberLink implements NodeLink {
     // ------------------------------------------------------------------ NodeLink
 
     @Override
-    public void startActor(ActorRecord actor, List<String> gpuIds) {
-        SpawnSpec spec = SpawnSpec.of(actor, gpuIds);
+    public void startActor(ActorRecord actor, java.util.Map<String, List<String>> deviceIds) {
+        SpawnSpec spec = SpawnSpec.of(actor, deviceIds);
         ObjectNode h = LinkOps.op("start_actor").header();
         h.put("actor_id", spec.actorId());
         h.put("class_name", spec.className());
-        ArrayNode gpus = h.putArray("gpu_ids");
-        gpuIds.forEach(gpus::add);
+        h.set("accelerator_ids", FrameCodec.json().valueToTree(deviceIds));
         h.set("env_vars", FrameCodec.json().valueToTree(spec.envVars()));
         if (spec.context() != null) h.set("context", FrameCodec.json().valueToTree(spec.context()));
         h.put("log_to_owner", spec.logToOwner());

@@ -34,10 +34,15 @@ public final class NodeAgent {
     private final java.util.concurrent.ExecutorService launcher = java.util.concurrent.Executors.newSingleThreadExecutor(
             r -> Thread.ofPlatform().daemon().name("actor-launcher").unstarted(r));
 
-    public NodeAgent(ActorEvents events, Path socketPath, Path logDir) {
+    /** This host's accelerators: which kind each resource is here, and how many units it has. */
+    private final Map<String, beam.cluster.NodeAccelerator> accelerators;
+
+    public NodeAgent(ActorEvents events, Path socketPath, Path logDir,
+                     Map<String, beam.cluster.NodeAccelerator> accelerators) {
         this.events = events;
         this.socketPath = socketPath;
         this.logDir = logDir;
+        this.accelerators = Map.copyOf(accelerators);
     }
 
     /** Starts the worker of {@code spec}; returns at once. */
@@ -47,7 +52,6 @@ public final class NodeAgent {
 
     private void launch(SpawnSpec spec) {
         ProcessContext ctx = spec.context();
-        List<String> gpuIds = spec.gpuIds();
         String python = ctx != null && ctx.python() != null ? ctx.python() : "python3";
         ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker",
                 "--socket", socketPath.toString(), "--actor-id", spec.actorId());
@@ -65,9 +69,7 @@ public final class NodeAgent {
                 throw new IllegalStateException(e);
             }
         }
-        if (!gpuIds.isEmpty() && !truthy(env.get("RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES"))) {
-            env.put("CUDA_VISIBLE_DEVICES", String.join(",", gpuIds));
-        }
+        setVisibleDevices(spec, env);
         Process process;
         try {
             process = pb.start();
@@ -138,8 +140,22 @@ public final class NodeAgent {
         handle.destroyForcibly();
     }
 
-    private static boolean truthy(String v) {
-        return v != null && (v.equals("1") || v.equalsIgnoreCase("true"));
+    /**
+     * Names the actor's devices in each kind's visibility variable (CUDA_VISIBLE_DEVICES,
+     * ASCEND_RT_VISIBLE_DEVICES, ...), unless the actor's environment carries that kind's
+     * RAY_EXPERIMENTAL_NOSET_* switch: the rules are {@link beam.cluster.AcceleratorKind#visibility}.
+     */
+    private void setVisibleDevices(SpawnSpec spec, Map<String, String> env) {
+        spec.deviceIds().forEach((resource, ids) -> {
+            beam.cluster.NodeAccelerator here = accelerators.get(resource);
+            beam.cluster.AcceleratorKind kind = here != null ? here.kind() : beam.cluster.AcceleratorKind.forResource(resource);
+            if (kind == null) return;
+            int units = here == null ? ids.size() : here.ids().size();
+            kind.visibility(ids, units, env).forEach((name, value) -> {
+                if (value == null) env.remove(name);
+                else env.put(name, value);
+            });
+        });
     }
 
     static Logger log() {

@@ -14,7 +14,7 @@ final class FakeNodes {
         final List<ActorRecord> killed = new ArrayList<>();
 
         @Override
-        public void startActor(ActorRecord actor, List<String> gpuIds) {
+        public void startActor(ActorRecord actor, java.util.Map<String, List<String>> deviceIds) {
             started.add(actor);
         }
 
@@ -78,6 +78,8 @@ final class FakeNodes {
                 .set("node:" + ip, Resources.UNIT);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < gpus; i++) ids.add(String.valueOf(i));
-        return new Node(beam.util.Ids.nodeId(), ip, ip, head, r, ids, link);
+        java.util.Map<String, NodeAccelerator> accel = gpus == 0 ? java.util.Map.of()
+                : java.util.Map.of("GPU", new NodeAccelerator(AcceleratorKind.NVIDIA_GPU, ids, null, NodeAccelerator.DECLARED));
+        return new Node(beam.util.Ids.nodeId(), ip, ip, head, r, accel, link);
     }
 }

@@ -57,7 +57,7 @@ class ResourcesTest {
 
     @Test
     void halfGpusShareOneDevice() {
-        GpuSlots slots = GpuSlots.whole(List.of("0", "1"));
+        DeviceSlots slots = DeviceSlots.whole(List.of("0", "1"));
         Map<String, Long> a = slots.allocate(Resources.UNIT / 2);
         Map<String, Long> b = slots.allocate(Resources.UNIT / 2);
         assertThat(a.keySet()).isEqualTo(b.keySet());
@@ -70,7 +70,7 @@ class ResourcesTest {
 
     @Test
     void wholeGpuRequestsNeedWholeFreeDevices() {
-        GpuSlots slots = GpuSlots.whole(List.of("0", "1"));
+        DeviceSlots slots = DeviceSlots.whole(List.of("0", "1"));
         slots.allocate(Resources.UNIT / 2);
         assertThat(slots.allocate(2 * Resources.UNIT)).isNull();
         assertThat(slots.allocate(Resources.UNIT)).containsOnlyKeys("1");

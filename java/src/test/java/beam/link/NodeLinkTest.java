@@ -64,11 +64,21 @@ class NodeLinkTest {
         return null;
     }
 
+    /**
+     * The node as the head lists it, waiting up to 2 s: the head answers a join before it adds
+     * the node (HeadGate), so a join that just returned may not be listed yet.
+     */
+    private JsonNode joined(String ip) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 2000;
+        while (node(ip) == null && System.currentTimeMillis() < deadline) Thread.sleep(5);
+        return node(ip);
+    }
+
     @Test
     void nodeJoinsWithTheRightTokenAndAddsItsResources() throws Exception {
         MemberDaemon member = join("127.0.0.2", token);
         try {
-            JsonNode n = node("127.0.0.2");
+            JsonNode n = joined("127.0.0.2");
             assertThat(n).isNotNull();
             assertThat(n.get("Alive").asBoolean()).isTrue();
             assertThat(n.get("Resources").get("node:127.0.0.2").asDouble()).isEqualTo(1.0);
@@ -91,6 +101,7 @@ class NodeLinkTest {
     @Test
     void cleanLeaveIsNoticedAtOnce() throws Exception {
         MemberDaemon member = join("127.0.0.5", token);
+        assertThat(joined("127.0.0.5")).isNotNull();
         member.shutdown();
         long deadline = System.currentTimeMillis() + 400; // well under the 600 ms timeout
         while (node("127.0.0.5").get("Alive").asBoolean() && System.currentTimeMillis() < deadline) Thread.sleep(10);

@@ -4,30 +4,30 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Concrete GPU device ids and how much of each is free, in resource units (1 GPU = 10,000).
- * A request of whole GPUs takes that many entirely free devices; a fractional request
+ * Concrete device ids of one accelerator resource and how much of each is free, in
+ * resource units (1 device = 10,000). A request of whole devices takes that many entirely free devices; a fractional request
  * (below 1) takes part of one device, preferring one already shared so that two 0.5
  * requests land on the same id, as in Ray.
  */
-public final class GpuSlots {
+public final class DeviceSlots {
     private final LinkedHashMap<String, Long> free = new LinkedHashMap<>();
 
-    public GpuSlots() {
+    public DeviceSlots() {
     }
 
-    public static GpuSlots of(Map<String, Long> capacities) {
-        GpuSlots s = new GpuSlots();
+    public static DeviceSlots of(Map<String, Long> capacities) {
+        DeviceSlots s = new DeviceSlots();
         s.free.putAll(capacities);
         return s;
     }
 
-    public static GpuSlots whole(java.util.List<String> ids) {
-        GpuSlots s = new GpuSlots();
+    public static DeviceSlots whole(java.util.List<String> ids) {
+        DeviceSlots s = new DeviceSlots();
         for (String id : ids) s.free.put(id, Resources.UNIT);
         return s;
     }
 
-    /** Takes {@code units} of GPU; returns device id to units taken, or null if it does not fit. */
+    /** Takes {@code units} of the resource; returns device id to units taken, or null if it does not fit. */
     public Map<String, Long> allocate(long units) {
         Map<String, Long> taken = new LinkedHashMap<>();
         if (units <= 0) return taken;

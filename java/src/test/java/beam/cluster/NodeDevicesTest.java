@@ -1,0 +1,54 @@
+package beam.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class NodeDevicesTest {
+    private static final Map<String, NodeAccelerator> NODE = Map.of(
+            "GPU", new NodeAccelerator(AcceleratorKind.NVIDIA_GPU, List.of("0", "1"), null, NodeAccelerator.DECLARED),
+            "NPU", new NodeAccelerator(AcceleratorKind.NPU, List.of("4", "6"), null, NodeAccelerator.VISIBLE));
+
+    private static Resources req(String json) throws Exception {
+        return Resources.fromJson(beam.codec.FrameCodec.json().readTree(json), "test");
+    }
+
+    @Test
+    void aRequestTakesIdsOfEveryAcceleratorItNamesAndHalvesShare() throws Exception {
+        NodeDevices d = NodeDevices.whole(NODE);
+        Map<String, Map<String, Long>> a = d.allocate(req("{\"NPU\": 0.5, \"CPU\": 1}"));
+        Map<String, Map<String, Long>> b = d.allocate(req("{\"NPU\": 0.5}"));
+        assertThat(NodeDevices.ids(a)).isEqualTo(NodeDevices.ids(b)).isEqualTo(Map.of("NPU", List.of("4")));
+        Map<String, Map<String, Long>> c = d.allocate(req("{\"NPU\": 1, \"GPU\": 2}"));
+        assertThat(NodeDevices.ids(c)).isEqualTo(Map.of("GPU", List.of("0", "1"), "NPU", List.of("6")));
+    }
+
+    @Test
+    void aRequestThatDoesNotFitOneResourceTakesNothingOfTheOthers() throws Exception {
+        NodeDevices d = NodeDevices.whole(NODE);
+        assertThat(d.allocate(req("{\"GPU\": 1, \"NPU\": 3}"))).isNull();
+        assertThat(NodeDevices.ids(d.allocate(req("{\"GPU\": 2, \"NPU\": 2}"))))
+                .isEqualTo(Map.of("GPU", List.of("0", "1"), "NPU", List.of("4", "6")));
+    }
+
+    @Test
+    void couldFitLooksAtWholeDevices() throws Exception {
+        assertThat(NodeDevices.couldFit(NODE, req("{\"NPU\": 2}"))).isTrue();
+        assertThat(NodeDevices.couldFit(NODE, req("{\"NPU\": 1.5}"))).isFalse();
+        assertThat(NodeDevices.couldFit(NODE, req("{\"NPU\": 3}"))).isFalse();
+    }
+
+    @Test
+    void theJoinFormRoundTripsAndRefusesKindsBeamDoesNotKnow() throws Exception {
+        assertThat(NodeAccelerator.fromJson(NodeAccelerator.toJson(NODE))).isEqualTo(NODE);
+        var json = beam.codec.FrameCodec.json();
+        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("{\"GPU\": {\"kind\": \"QUANTUM\", \"ids\": [\"0\"]}}")))
+                .hasMessageContaining("unknown kind 'QUANTUM'");
+        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("{\"GPU\": {\"kind\": \"NPU\", \"ids\": [\"0\"]}}")))
+                .hasMessageContaining("kind NPU counts in NPU");
+        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("[1]"))).hasMessageContaining("must be an object");
+    }
+}
