@@ -91,6 +91,7 @@ def test_dashboard_renders_the_cluster_and_an_actors_log(cluster):
     assert len(gpus) == 4, dom["gpus"]
     held = [r for r in gpus if "Engine" in r[4]]
     assert len(held) == 1 and held[0][0] == worker.ip, dom["gpus"]
+    assert all(r[3].startswith("NVIDIA") for r in gpus), dom["gpus"]  # declared GPUs are NVIDIA's, as in Ray
     actors = {r[1]: r for r in dom["actors"]}
     assert actors[ready["engine"]][2] == "ALIVE" and actors[ready["engine"]][4] == worker.ip
     dead = actors[ready["dead"]]

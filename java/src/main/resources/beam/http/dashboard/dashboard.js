@@ -41,24 +41,31 @@ function versions(node) {
   return Object.keys(v).sort().filter(k => v[k] !== null && v[k] !== "").map(k => k + " " + v[k]).join(", ");
 }
 
-// Every accelerator resource a node has, by kind: ids from the node's facts where known, else
-// numbered; the actor holding each id, from the actors' assignments.
+// Every accelerator resource a node has, by kind: its device ids and vendor from the node's
+// `Accelerators` (what the daemon probed or was told), else numbered; the actor holding each
+// id, from the actors' `accelerator_ids` (resource -> ids).
 function accelerators(status) {
   const holders = {};
   for (const a of status.actors || []) {
     if (a.state === "DEAD") continue;
-    for (const g of a.gpu_ids || []) holders[a.node_id + "/" + g] = a.class_name + " " + a.actor_id.slice(0, 8) + " (pid " + a.pid + ")";
+    const byResource = a.accelerator_ids || {GPU: a.gpu_ids || []};
+    for (const [res, ids] of Object.entries(byResource)) {
+      for (const id of ids || []) holders[a.node_id + "/" + res + "/" + id] = a.class_name + " " + a.actor_id.slice(0, 8) + " (pid " + a.pid + ")";
+    }
   }
   const rows = [];
   for (const n of status.nodes || []) {
     if (!n.Alive) continue;
-    const facts = n.BeamFacts || {};
-    const kinds = Object.keys(n.Resources || {}).filter(k => ACCELERATOR_KEYS.includes(k) || k.endsWith("_GPU"));
+    const acc = n.Accelerators || {};
+    const kinds = [...new Set([...Object.keys(acc),
+      ...Object.keys(n.Resources || {}).filter(k => ACCELERATOR_KEYS.includes(k) || k.endsWith("_GPU"))])];
     for (const kind of kinds) {
-      const ids = kind === "GPU" && (n.GpuIds || []).length ? n.GpuIds
-        : Array.from({length: Math.floor(n.Resources[kind])}, (_, i) => String(i));
-      const vendor = facts.accelerator_vendor || (facts.accelerators || {}).vendor || facts.vendor || "";
-      for (const id of ids) rows.push({ip: n.NodeManagerAddress, kind, id, vendor, holder: kind === "GPU" ? holders[n.NodeID + "/" + id] : ""});
+      const a = acc[kind] || {};
+      const ids = (a.ids || []).length ? a.ids
+        : kind === "GPU" && (n.GpuIds || []).length ? n.GpuIds
+        : Array.from({length: Math.floor((n.Resources || {})[kind] || 0)}, (_, i) => String(i));
+      const vendor = [a.vendor, a.type].filter(Boolean).join(" ");
+      for (const id of ids) rows.push({ip: n.NodeManagerAddress, kind, id, vendor, holder: holders[n.NodeID + "/" + kind + "/" + id] || ""});
     }
   }
   return rows;
