@@ -90,7 +90,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
 
     private String checkLocal() throws IOException {
         ObjectNode running = Discovery.find(tempDir, "health-check"); // prints why when there is none
-        if (running == null) throw new IOException("no beam daemon of yours answers on this machine");
+        if (running == null) throw new IOException("no beam daemon is running that this command can use (why: above); give the head's --address, or start one with `ray start`");
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
             ObjectNode state = client.request(Frames.header("cluster_state"));
             long alive = 0;
