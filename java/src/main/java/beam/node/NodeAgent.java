@@ -55,6 +55,7 @@ public final class NodeAgent {
             pb.directory(new java.io.File(ctx.cwd()));
         }
         Map<String, String> env = pb.environment();
+        Secrets.strip(env); // inherited from the daemon; an actor's own runtime_env may still set what it likes
         env.putAll(spec.envVars());
         env.put("PYTHONUNBUFFERED", "1");
         env.putIfAbsent("OMP_NUM_THREADS", String.valueOf(spec.ompThreads()));
