@@ -126,6 +126,16 @@ public final class Connection implements AutoCloseable {
     }
 
     /**
+     * The first frame, read with {@code limits} (smaller ones; the payload budget is the same) and without the 64 KiB read
+     * buffer: the head's door reads a stranger's join this way, so that a connection that has
+     * not proven the token costs no buffer, and reads exactly that frame's bytes (what
+     * follows stays in the socket for {@link #read}). Call before the first {@code read}.
+     */
+    public Frame readFirst(beam.codec.FrameLimits limits) throws IOException, FrameException {
+        return codec.withLimits(limits).decode(new DataInputStream(new TransportInput(transport)));
+    }
+
+    /**
      * The bytes {@link #read} has taken from the socket but not yet returned as frames, for a
      * reader that takes the socket over ({@link ReaderLoop#register}); {@code read} must not
      * be called afterwards.
@@ -341,27 +351,6 @@ public final class Connection implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             close();
-        }
-    }
-
-    /** InputStream over a transport. */
-    private static final class TransportInput extends InputStream {
-        private final Transport transport;
-
-        TransportInput(Transport transport) {
-            this.transport = transport;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            return len == 0 ? 0 : transport.read(b, off, len);
         }
     }
 }

@@ -77,7 +77,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
 
     /** Connects and authenticates to the head, joins, then serves local clients. */
     public MemberDaemon start() throws IOException {
-        FrameCodec codec = new FrameCodec(config.limits());
+        FrameCodec codec = new FrameCodec(config.limits(), beam.codec.PayloadBudget.forThisHeap()); // one budget for all its connections
         String address = config.headAddress();
         int colon = address.lastIndexOf(':');
         InetSocketAddress target = new InetSocketAddress(address.substring(0, colon),
