@@ -443,7 +443,7 @@ public final class Cluster {
     public synchronized ObjectNode status() {
         ObjectNode s = ClusterViews.state(this, nodes.values());
         s.set("actors", ClusterViews.actors(actors.values()));
-        s.set("placement_groups", groups.tableAll());
+        s.set("placement_groups", groups.tableLive()); // removed ones are placement_group_table's
         return s;
     }
 

@@ -15,12 +15,16 @@ import java.util.Map;
  */
 public final class PlacementGroups {
     static final long WARN_EVERY_NANOS = 10_000_000_000L;
-    /** Removed groups kept for placement_group_table (state REMOVED); older ones are dropped. */
+    /**
+     * Removed groups kept for placement_group_table (state REMOVED), as Ray keeps them; older
+     * ones are dropped. They are not in {@code status}, whose size follows the live cluster.
+     */
     static final int MAX_REMOVED = 10_000;
 
     private final Cluster cluster;
     private final LinkedHashMap<String, PlacementGroup> groups = new LinkedHashMap<>();
-    private int removedCount;
+    /** Ids of the REMOVED groups still in {@link #groups}, oldest removal first. */
+    private final java.util.ArrayDeque<String> removed = new java.util.ArrayDeque<>();
 
     PlacementGroups(Cluster cluster) {
         this.cluster = cluster;
@@ -73,15 +77,8 @@ public final class PlacementGroups {
         g.state = PlacementGroup.State.REMOVED;
         for (Client w : g.watchers) w.push(Frames.pgEvent("pg_removed", g.id, null));
         g.watchers.clear();
-        removedCount++;
-        if (removedCount > MAX_REMOVED) {
-            for (var it = groups.values().iterator(); it.hasNext() && removedCount > MAX_REMOVED; ) {
-                if (it.next().state == PlacementGroup.State.REMOVED) {
-                    it.remove();
-                    removedCount--;
-                }
-            }
-        }
+        removed.addLast(g.id);
+        while (removed.size() > MAX_REMOVED) groups.remove(removed.pollFirst()); // O(1), in any order of removal
         if (wasCreated) {
             for (Bundle b : g.bundles) {
                 if (!b.placed() || !b.node.alive) continue;
@@ -228,9 +225,20 @@ public final class PlacementGroups {
     }
 
     public ObjectNode tableAll() {
+        return table(true);
+    }
+
+    /** Every group that is not removed ({@code status}). */
+    public ObjectNode tableLive() {
+        return table(false);
+    }
+
+    private ObjectNode table(boolean withRemoved) {
         synchronized (cluster) {
             ObjectNode all = JsonNodeFactory.instance.objectNode();
-            for (PlacementGroup g : groups.values()) all.set(g.id, entry(g));
+            for (PlacementGroup g : groups.values()) {
+                if (withRemoved || g.state != PlacementGroup.State.REMOVED) all.set(g.id, entry(g));
+            }
             return all;
         }
     }

@@ -147,11 +147,20 @@ public final class Connection implements AutoCloseable {
     /**
      * Sends a frame: written at once by this thread when the socket is free and takes it
      * without waiting, else queued for the writer thread. Never waits for the peer;
-     * silently dropped once the connection is closed or closing.
+     * silently dropped once the connection is closed or closing. A frame over the limits
+     * (the peer's are this codec's: every beam process uses the same) is not sent: a reply
+     * becomes an error reply that says why, anything else is dropped and logged.
      */
     public void send(Frame frame) {
         if (!open.get()) return;
         ByteBuffer[] bytes = FrameCodec.encodeBuffers(frame);
+        String tooBig = codec.violation(bytes[0].remaining() - 4, frame.payload().length);
+        if (tooBig != null) { // the peer would cut the connection on it: refuse it here, keep the link
+            Frame refusal = FrameCodec.refusal(frame, tooBig);
+            LOG.warning("not sending a " + frame.op() + " frame to " + peer + ": " + tooBig);
+            if (refusal == null) return;
+            bytes = FrameCodec.encodeBuffers(refusal);
+        }
         lock.lock();
         try {
             if (!open.get() || closeWhenFlushed) return;

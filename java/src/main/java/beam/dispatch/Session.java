@@ -192,17 +192,18 @@ public final class Session implements Client {
                 out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgTable p -> {
-                ObjectNode reply = Frames.ok(p.rid());
-                reply.set("table", p.pgId() == null ? cluster.groups().tableAll() : cluster.groups().table(p.pgId()));
-                out.send(new Frame(reply));
+                ObjectNode body = beam.codec.FrameCodec.json().createObjectNode();
+                body.set("table", p.pgId() == null ? cluster.groups().tableAll() : cluster.groups().table(p.pgId()));
+                out.send(Frames.okWithBody(p.rid(), body));
             }
             case Request.PgWatch p -> {
                 cluster.groups().watch(this, p.pgId());
                 out.send(new Frame(Frames.ok(p.rid())));
             }
-            case Request.ClusterState s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.clusterState())));
-            case Request.Status s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.status())));
-            case Request.Doctor d -> out.send(new Frame(merge(Frames.ok(d.rid()), beam.cluster.Doctor.run(cluster))));
+            // tables that grow with the cluster travel in the payload (Frames.okWithBody)
+            case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), cluster.clusterState()));
+            case Request.Status s -> out.send(Frames.okWithBody(s.rid(), cluster.status()));
+            case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), beam.cluster.Doctor.run(cluster)));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(new Frame(merge(Frames.ok(s.rid()), DaemonStats.snapshot(cluster))));
