@@ -102,39 +102,6 @@ public final class FrameCodec {
         return withPayload(prefixed(json), frame);
     }
 
-    /**
-     * Why a frame with a header of {@code headerLen} bytes and a payload of {@code plen}
-     * would be refused by a receiver with this codec's limits, or null if it would not.
-     */
-    public String violation(int headerLen, long plen) {
-        if (headerLen > limits.maxHeaderBytes()) {
-            return "its header of " + headerLen + " bytes exceeds the receiver's limit of " + limits.maxHeaderBytes()
-                    + " bytes (max_header_bytes)";
-        }
-        if (plen > limits.maxPayloadBytes()) {
-            return "its payload of " + plen + " bytes exceeds the receiver's limit of " + limits.maxPayloadBytes()
-                    + " bytes (max_payload_bytes)";
-        }
-        return null;
-    }
-
-    /**
-     * What to send instead of {@code frame}, which is too big ({@code why}): for a reply, an
-     * error reply to the same request naming the limit; null for anything else (dropped).
-     */
-    public static Frame refusal(Frame frame, String why) {
-        if (!"reply".equals(frame.op())) return null;
-        ObjectNode h = json().createObjectNode();
-        h.put("op", "reply");
-        if (frame.header().has("cid")) h.set("cid", frame.header().get("cid"));
-        h.set("rid", frame.header().get("rid"));
-        h.put("ok", false);
-        h.put("kind", "ValueError");
-        h.put("error", "the daemon could not send its reply: " + why + ". Raise the limit with `ray start "
-                + "--max-header-bytes` / `--max-payload-bytes`, or ask for less.");
-        return new Frame(h);
-    }
-
     private static ByteBuffer prefixed(byte[] json) {
         return ByteBuffer.allocate(4 + json.length).putInt(json.length).put(json).flip();
     }

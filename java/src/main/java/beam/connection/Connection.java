@@ -154,9 +154,9 @@ public final class Connection implements AutoCloseable {
     public void send(Frame frame) {
         if (!open.get()) return;
         ByteBuffer[] bytes = FrameCodec.encodeBuffers(frame);
-        String tooBig = codec.violation(bytes[0].remaining() - 4, frame.payload().length);
+        String tooBig = codec.limits().violation(bytes[0].remaining() - 4, frame.payload().length);
         if (tooBig != null) { // the peer would cut the connection on it: refuse it here, keep the link
-            Frame refusal = FrameCodec.refusal(frame, tooBig);
+            Frame refusal = beam.codec.FrameRefusal.of(frame, tooBig);
             LOG.warning("not sending a " + frame.op() + " frame to " + peer + ": " + tooBig);
             if (refusal == null) return;
             bytes = FrameCodec.encodeBuffers(refusal);
