@@ -54,7 +54,8 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.session = session;
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress("8.8.8.8");
         this.localNode = new HeadLocalNode(cluster);
-        this.agent = new NodeAgent(localNode, session.socketPath(), session.logsDir());
+        this.agent = new NodeAgent(localNode, session.socketPath(), session.logsDir(),
+                beam.node.ProcessCap.of(config.maxActorProcesses()));
         localNode.attach(agent);
     }
 

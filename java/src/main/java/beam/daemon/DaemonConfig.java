@@ -22,17 +22,18 @@ import java.nio.file.Path;
  *                      node was given; null when auth is disabled
  * @param heartbeat     heartbeat period and node timeout of node links
  * @param tls           TLS for node links, or null for plain TCP (the token still applies)
+ * @param maxActorProcesses actor processes this node runs at once; 0 for the host's default (node.ProcessCap)
  */
 public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp,
                            Path tempDir, long ownerPid, FrameLimits limits, int maxConnections, String headAddress,
-                           String authToken, Heartbeat heartbeat, beam.auth.TlsConfig tls) {
+                           String authToken, Heartbeat heartbeat, beam.auth.TlsConfig tls, int maxActorProcesses) {
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
 
     /** A single-node head with defaults: for tests. */
     public static DaemonConfig head(Path tempDir, int numGpus, String nodeIp) {
         return new DaemonConfig(0, numGpus, 4, null, nodeIp, tempDir, 0, FrameLimits.DEFAULT, 256, null,
-                null, Heartbeat.DEFAULT, null);
+                null, Heartbeat.DEFAULT, null, 0);
     }
 
     public boolean isHead() {
@@ -43,6 +44,7 @@ public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String re
         if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be in 0..65535, got " + port);
         if (numGpus != null && numGpus < 0) throw new IllegalArgumentException("--num-gpus must be >= 0");
         if (numCpus != null && numCpus < 0) throw new IllegalArgumentException("--num-cpus must be >= 0");
+        if (maxActorProcesses < 0) throw new IllegalArgumentException("--max-actor-processes must be >= 1");
         if (maxConnections < 1) throw new IllegalArgumentException("--max-connections must be >= 1");
         if (headAddress != null && !headAddress.matches(".+:[0-9]{1,5}")) {
             throw new IllegalArgumentException("--address must be HOST:PORT, got '" + headAddress + "'");

@@ -71,7 +71,8 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         this.session = session;
         String host = config.headAddress().substring(0, config.headAddress().lastIndexOf(':'));
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(host);
-        this.agent = new NodeAgent(this, session.socketPath(), session.logsDir());
+        this.agent = new NodeAgent(this, session.socketPath(), session.logsDir(),
+                beam.node.ProcessCap.of(config.maxActorProcesses()));
         this.heartbeat = config.heartbeat();
     }
 

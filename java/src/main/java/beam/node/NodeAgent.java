@@ -34,7 +34,10 @@ public final class NodeAgent {
     private final java.util.concurrent.ExecutorService launcher = java.util.concurrent.Executors.newSingleThreadExecutor(
             r -> Thread.ofPlatform().daemon().name("actor-launcher").unstarted(r));
 
-    public NodeAgent(ActorEvents events, Path socketPath, Path logDir) {
+    private final ProcessCap cap;
+
+    public NodeAgent(ActorEvents events, Path socketPath, Path logDir, ProcessCap cap) {
+        this.cap = cap;
         this.events = events;
         this.socketPath = socketPath;
         this.logDir = logDir;
@@ -46,6 +49,11 @@ public final class NodeAgent {
     }
 
     private void launch(SpawnSpec spec) {
+        // launches run one at a time on this thread, so the count cannot change under us but by exits
+        if (running.size() >= cap.limit()) {
+            events.startFailed(spec.actorId(), cap.refusal(running.size()));
+            return;
+        }
         ProcessContext ctx = spec.context();
         List<String> gpuIds = spec.gpuIds();
         String python = ctx != null && ctx.python() != null ? ctx.python() : "python3";

@@ -36,7 +36,7 @@ class DaemonDispatchTest {
     @BeforeAll
     static void start() throws IOException {
         DaemonConfig config = new DaemonConfig(0, 2, 4, "{\"custom\": 2}", "127.0.0.1", temp, 0,
-                new FrameLimits(4096, 1 << 20), 64, null, "test-token", beam.link.Heartbeat.DEFAULT, null);
+                new FrameLimits(4096, 1 << 20), 64, null, "test-token", beam.link.Heartbeat.DEFAULT, null, 0);
         daemon = new Daemon(config, SessionDir.create(temp)).start();
     }
 
