@@ -191,3 +191,56 @@ class Trickler(threading.Thread):
                     s.send(body[i % len(body):i % len(body) + 1])
             i += 1
             self.stop.wait(self.every)
+
+
+def settle():
+    time.sleep(1.0)  # the daemon reads what arrived and closes what it refuses
+
+
+def attack_door_before_auth(address, pid, n):
+    """``n`` strangers that announce a 1 GiB payload (half in a join, half in another first
+    frame), send 1,000 bytes of it and hold: the head's RSS growth, and how many it kept."""
+    rss0 = rss_bytes(pid)
+    sources = [f"127.0.3.{i}" for i in range(1, 21)]
+    with Crowd() as crowd:
+        join = announcing({"op": "join", "rid": 1}, GIB, b"x" * 1000)
+        call = announcing({"op": "call", "rid": 1}, GIB, b"x" * 1000)
+        open_many(crowd, address, n // 2, join, read_challenge=True, sources=sources)
+        open_many(crowd, address, n - n // 2, call, read_challenge=True, sources=sources)
+        settle()
+        return {"peers": n, "announced_gib": n, "head_rss_growth_mib": round((rss_bytes(pid) - rss0) / 2 ** 20, 1),
+                "still_open": crowd.alive()}
+
+
+def attack_slowloris(address, n, trickling=100):
+    """``n`` idle strangers and ``trickling`` that send a join a byte at a time: how long a
+    node that connects meanwhile waits for its challenge, and how many the head kept."""
+    sources = [f"127.0.4.{i}" for i in range(1, 31)]
+    with Crowd() as idle, Crowd() as slow:
+        open_many(idle, address, n, sources=sources)
+        open_many(slow, address, trickling, sources=sources)
+        trickler = Trickler(slow, every=0.2, seconds=30)
+        trickler.start()
+        try:
+            waits = [challenge_seconds(address) for _ in range(10)]
+        finally:
+            trickler.stop.set()
+            trickler.join()
+        return {"idle": n, "trickling": trickling, "challenge_max_s": round(max(waits), 4),
+                "challenge_median_s": round(sorted(waits)[len(waits) // 2], 4), "still_open": idle.alive() + slow.alive()}
+
+
+def attack_after_auth(address, socket_path, pid, token, links=20, clients=100):
+    """Insiders: ``links`` node links that passed the door with the token and ``clients``
+    unix-socket clients, each announcing a 1 GiB frame, sending 64 KiB of it and holding.
+    The payload budget takes only what arrived: the head's RSS growth."""
+    rss0 = rss_bytes(pid)
+    with Crowd() as crowd:
+        for _ in range(links if token else 0):
+            s = crowd.add(joined_link(address, token))
+            s.sendall(announcing({"op": "log", "cid": 1}, GIB, b"z" * 65536))
+        hello = frame({"op": "hello", "rid": 1, "proto": 1, "role": "driver", "pid": os.getpid()})
+        open_many(crowd, socket_path, clients, hello + announcing({"op": "put", "rid": 2}, GIB, b"y" * 65536))
+        settle()
+        return {"links": links if token else 0, "clients": clients,
+                "head_rss_growth_mib": round((rss_bytes(pid) - rss0) / 2 ** 20, 1)}
