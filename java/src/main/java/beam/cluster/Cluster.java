@@ -35,6 +35,8 @@ public final class Cluster {
     private final String namespace;
     private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
     private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
+    /** The PENDING actors, in creation order: what a reschedule tries, without walking every actor. */
+    private final java.util.LinkedHashSet<ActorRecord> pendingActors = new java.util.LinkedHashSet<>();
     private final Map<String, ActorRecord> namedActors = new HashMap<>();
     /**
      * Dead actors whose process is gone, kept only as their death message so late calls
@@ -95,6 +97,7 @@ public final class Cluster {
         ActorRecord actor = new ActorRecord(actorId, className, name, namespace, owner, options, payload);
         actor.group = group;
         actors.put(actorId, actor);
+        pendingActors.add(actor);
         if (name != null) namedActors.put(key, actor);
         if (!tryPlace(actor) && group == null) {
             String never = neverFitsAnyNode(options.request());
@@ -183,6 +186,7 @@ public final class Cluster {
 
     private void markDead(ActorRecord actor, DeathCause cause) {
         actor.state = ActorRecord.State.DEAD;
+        pendingActors.remove(actor);
         actor.deathMessage = deathMessage(actor, cause);
         if (actor.name != null) namedActors.remove(actor.namespace + "/" + actor.name, actor);
         for (ActorRecord.Call c : actor.queued) {
@@ -234,7 +238,7 @@ public final class Cluster {
     /** Tries pending groups, then pending actors; called whenever resources are freed or added. */
     void reschedule() {
         groups.retryPending();
-        for (ActorRecord a : new ArrayList<>(actors.values())) {
+        for (ActorRecord a : new ArrayList<>(pendingActors)) {
             if (a.state == ActorRecord.State.PENDING) tryPlace(a);
         }
     }
@@ -273,6 +277,7 @@ public final class Cluster {
         actor.gpusHeld = gpus;
         actor.gpuIds = List.copyOf(gpus.keySet());
         actor.state = ActorRecord.State.STARTING;
+        pendingActors.remove(actor);
         node.link.startActor(actor, actor.gpuIds);
     }
 

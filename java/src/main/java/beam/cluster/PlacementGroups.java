@@ -23,6 +23,11 @@ public final class PlacementGroups {
 
     private final Cluster cluster;
     private final LinkedHashMap<String, PlacementGroup> groups = new LinkedHashMap<>();
+    /**
+     * The PENDING and RESCHEDULING groups, which every freeing of resources retries: a set of
+     * their own, so that a retry costs the groups that wait, not all 100,000 groups there are.
+     */
+    private final java.util.LinkedHashSet<PlacementGroup> waiting = new java.util.LinkedHashSet<>();
     /** Ids of the REMOVED groups still in {@link #groups}, oldest removal first. */
     private final java.util.ArrayDeque<String> removed = new java.util.ArrayDeque<>();
 
@@ -47,6 +52,7 @@ public final class PlacementGroups {
             PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, owner, detached);
             g.watchers.add(owner);
             groups.put(id, g);
+            waiting.add(g);
             if (!tryPlace(g)) warnWaiting(g, true);
         }
     }
@@ -75,6 +81,7 @@ public final class PlacementGroups {
         for (ActorRecord a : cluster.actorsIn(g)) cluster.killActor(a, new DeathCause.GroupRemoved());
         boolean wasCreated = g.state == PlacementGroup.State.CREATED || g.state == PlacementGroup.State.RESCHEDULING;
         g.state = PlacementGroup.State.REMOVED;
+        waiting.remove(g);
         for (Client w : g.watchers) w.push(Frames.pgEvent("pg_removed", g.id, null));
         g.watchers.clear();
         removed.addLast(g.id);
@@ -111,7 +118,10 @@ public final class PlacementGroups {
                     hit = true;
                 }
             }
-            if (hit) g.state = PlacementGroup.State.RESCHEDULING;
+            if (hit) {
+                g.state = PlacementGroup.State.RESCHEDULING;
+                waiting.add(g);
+            }
         }
     }
 
@@ -150,8 +160,8 @@ public final class PlacementGroups {
     }
 
     void retryPending() {
-        for (PlacementGroup g : groups.values()) {
-            if (g.state == PlacementGroup.State.PENDING || g.state == PlacementGroup.State.RESCHEDULING) tryPlace(g);
+        for (PlacementGroup g : new ArrayList<>(waiting)) {
+            if (waiting.contains(g)) tryPlace(g); // a retry above may have placed or removed it
         }
     }
 
@@ -175,6 +185,7 @@ public final class PlacementGroups {
             b.available = b.spec.copy();
         }
         g.state = PlacementGroup.State.CREATED;
+        waiting.remove(g);
         if (rescheduled) {
             cluster.reschedule();
             return true;
@@ -224,20 +235,19 @@ public final class PlacementGroups {
         }
     }
 
-    public ObjectNode tableAll() {
-        return table(true);
+    /** Every group, removed ones included, as {@link GroupTable} rows (placement_group_table()). */
+    public byte[] tableRows() {
+        synchronized (cluster) {
+            return GroupTable.write(groups.values());
+        }
     }
 
     /** Every group that is not removed ({@code status}). */
     public ObjectNode tableLive() {
-        return table(false);
-    }
-
-    private ObjectNode table(boolean withRemoved) {
         synchronized (cluster) {
             ObjectNode all = JsonNodeFactory.instance.objectNode();
             for (PlacementGroup g : groups.values()) {
-                if (withRemoved || g.state != PlacementGroup.State.REMOVED) all.set(g.id, entry(g));
+                if (g.state != PlacementGroup.State.REMOVED) all.set(g.id, entry(g));
             }
             return all;
         }

@@ -192,9 +192,13 @@ public final class Session implements Client {
                 out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgTable p -> {
-                ObjectNode body = beam.codec.FrameCodec.json().createObjectNode();
-                body.set("table", p.pgId() == null ? cluster.groups().tableAll() : cluster.groups().table(p.pgId()));
-                out.send(Frames.okWithBody(p.rid(), body));
+                if (p.pgId() == null) { // every group: compact rows (cluster.GroupTable)
+                    out.send(Frames.okWithBody(p.rid(), cluster.groups().tableRows()));
+                    return;
+                }
+                ObjectNode reply = Frames.ok(p.rid());
+                reply.set("table", cluster.groups().table(p.pgId()));
+                out.send(new Frame(reply));
             }
             case Request.PgWatch p -> {
                 cluster.groups().watch(this, p.pgId());

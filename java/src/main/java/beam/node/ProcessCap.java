@@ -50,14 +50,16 @@ public record ProcessCap(int limit, String source) {
     /** The host's memory, or the cgroup's limit when it is lower (a container). */
     static long memoryBytes() {
         long host = meminfoTotal();
-        long cgroup = readLong(Path.of("/sys/fs/cgroup/memory.max"));
+        long cgroup = lowest(readLong(Path.of("/sys/fs/cgroup/memory.max")),
+                readLong(Path.of("/sys/fs/cgroup/memory/memory.limit_in_bytes"))); // cgroup v2, v1
         return cgroup > 0 && cgroup < host ? cgroup : host;
     }
 
     /** The lowest of the kernel's pid_max and the cgroup's pids.max. */
     static long pidLimit() {
         long max = readLong(Path.of("/proc/sys/kernel/pid_max"));
-        long cgroup = readLong(Path.of("/sys/fs/cgroup/pids.max"));
+        long cgroup = lowest(readLong(Path.of("/sys/fs/cgroup/pids.max")),
+                readLong(Path.of("/sys/fs/cgroup/pids/pids.max")));
         if (max <= 0) max = 32_768;
         return cgroup > 0 && cgroup < max ? cgroup : max;
     }
@@ -73,11 +75,17 @@ public record ProcessCap(int limit, String source) {
         return Runtime.getRuntime().maxMemory() * 4;
     }
 
+    /** The lower of two limits where -1 means none. */
+    private static long lowest(long a, long b) {
+        return a <= 0 ? b : b <= 0 ? a : Math.min(a, b);
+    }
+
     /** A number in a one-line file; -1 if absent, unreadable or "max". */
     private static long readLong(Path file) {
         try {
-            return Long.parseLong(Files.readString(file).trim());
-        } catch (IOException | NumberFormatException e) {
+            // readAllLines: Files.readString returned the first byte only of a sysctl file here (SessionDir)
+            return Long.parseLong(Files.readAllLines(file).get(0).trim());
+        } catch (IOException | RuntimeException e) {
             return -1;
         }
     }

@@ -29,13 +29,18 @@ public final class Frames {
      * gigabyte, and the receiver merges the fields into the reply as if they were in its header.
      */
     public static Frame okWithBody(long rid, ObjectNode body) {
-        ObjectNode h = ok(rid);
-        h.put("body", "json");
         try {
-            return new Frame(h, beam.codec.FrameCodec.json().writeValueAsBytes(body));
+            return okWithBody(rid, beam.codec.FrameCodec.json().writeValueAsBytes(body));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException("a reply body is not serializable", e);
         }
+    }
+
+    /** As {@link #okWithBody(long, ObjectNode)}, for a body already written as JSON bytes (an object). */
+    public static Frame okWithBody(long rid, byte[] jsonObject) {
+        ObjectNode h = ok(rid);
+        h.put("body", "json");
+        return new Frame(h, jsonObject);
     }
 
     public static Frame error(long rid, String kind, String message) {

@@ -74,9 +74,17 @@ class DaemonDispatchTest {
             send(h, new byte[0]);
             while (true) {
                 Frame f = codec.decode(in);
-                if (f == null || f.op().equals("reply")) return f == null ? null : f.header();
+                if (f == null) return null;
+                if (f.op().equals("reply")) return withBody(f);
                 stash.add(f);
             }
+        }
+
+        /** The reply's header, with the fields of a JSON body in its payload merged in (Frames.okWithBody). */
+        private static ObjectNode withBody(Frame f) throws Exception {
+            ObjectNode h = f.header();
+            if ("json".equals(h.path("body").asText())) h.setAll((ObjectNode) FrameCodec.json().readTree(f.payload()));
+            return h;
         }
 
         Frame read() throws Exception {
