@@ -4,25 +4,10 @@ logs, or `ray status` / `ray list` / `ray doctor`, on the head and on a joined n
 import glob
 import json
 import os
-import shutil
-import tempfile
 import time
 
-import pytest
-
-from conftest import ray_cli, run_driver, wait_gone
-from test_security_load import token_of
-
-
-@pytest.fixture
-def dirs():
-    made = [tempfile.mkdtemp(prefix=f"beam-secret{i}-") for i in range(2)]
-    yield made
-    for d in reversed(made):
-        ray_cli(["stop", "--temp-dir", d], timeout=30)
-    wait_gone(base=made[0], within=10)
-    for d in made:
-        shutil.rmtree(d, ignore_errors=True)
+from conftest import ray_cli, run_driver
+from test_security_load import dirs, token_of  # noqa: F401 - dirs: the fixture (three temp dirs)
 
 
 def test_token_and_credentials_never_reach_actors_logs_or_views(dirs, tmp_path):
