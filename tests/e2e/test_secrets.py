@@ -58,7 +58,7 @@ def test_token_and_credentials_never_reach_actors_logs_or_views(dirs, tmp_path):
         assert "ENV" in text, path
         for secret in (token, "head-env-credential", str(token_file)):
             assert secret not in text, (path, secret)
-    for base in dirs:
+    for base in dirs[:2]:  # the head and the joined node
         for args in (["status"], ["status", "--json"], ["list", "actors"], ["list", "nodes"], ["doctor"]):
             done = ray_cli(args, temp_dir=base, timeout=60)
             text = done.stdout + done.stderr
