@@ -414,14 +414,28 @@ public final class Cluster {
     }
 
     /** A driver or worker connection closed: fate-share its actors and groups. */
-    public synchronized void onClientGone(Client client) {
+    public void onClientGone(Client client) {
+        onClientsGone(List.of(client));
+    }
+
+    /**
+     * Clients gone together (every client of a lost node): fate-share their actors and
+     * groups in one pass over the tables, not one per client: a node with 1,000 actors in a
+     * cluster of 100,000 held the lock for minutes that way.
+     */
+    public synchronized void onClientsGone(java.util.Collection<? extends Client> clients) {
+        if (clients.isEmpty()) return;
+        java.util.Set<Client> gone = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        gone.addAll(clients);
         for (ActorRecord a : new ArrayList<>(actors.values())) {
-            if (a.owner == client && !a.options.detached()) killActor(a, new DeathCause.OwnerExited(client.describe()));
+            if (gone.contains(a.owner) && !a.options.detached()) {
+                killActor(a, new DeathCause.OwnerExited(a.owner.describe()));
+            }
         }
-        groups.onOwnerGone(client);
+        groups.onOwnersGone(gone);
         for (ActorRecord a : actors.values()) {
-            a.inFlight.values().removeIf(c -> c == client);
-            a.queued.removeIf(c -> c.caller() == client);
+            if (!a.inFlight.isEmpty()) a.inFlight.values().removeIf(gone::contains);
+            if (!a.queued.isEmpty()) a.queued.removeIf(c -> gone.contains(c.caller()));
         }
 
     }

@@ -99,10 +99,11 @@ public final class PlacementGroups {
         }
     }
 
-    void onOwnerGone(Client owner) {
+    /** Clients gone (a driver, or every client of a lost node at once): one pass over the groups. */
+    void onOwnersGone(java.util.Set<Client> gone) {
         for (PlacementGroup g : new ArrayList<>(groups.values())) {
-            g.watchers.remove(owner);
-            if (g.owner == owner && !g.detached) removeGroup(g);
+            if (!g.watchers.isEmpty()) g.watchers.removeAll(gone);
+            if (gone.contains(g.owner) && !g.detached) removeGroup(g);
         }
     }
 

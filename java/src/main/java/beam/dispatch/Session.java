@@ -59,13 +59,23 @@ public final class Session implements Client {
 
     /** The client's connection is gone: fate-share what it owned. Idempotent. */
     public void onClosed() {
-        if (closed && role.isEmpty()) return;
-        closed = true;
-        if (role.isEmpty()) return;
-        String was = role;
-        role = "";
-        cluster.onClientGone(this);
-        if ("worker".equals(was)) cluster.onWorkerDisconnected(actorId);
+        allClosed(cluster, List.of(this));
+    }
+
+    /** Many clients' connections gone at once (a lost node's): fate-shared in one pass (Cluster.onClientsGone). */
+    public static void allClosed(Cluster cluster, java.util.Collection<Session> sessions) {
+        List<Session> had = new ArrayList<>();
+        List<String> workers = new ArrayList<>();
+        for (Session s : sessions) {
+            if (s.closed && s.role.isEmpty()) continue;
+            s.closed = true;
+            if (s.role.isEmpty()) continue;
+            if ("worker".equals(s.role)) workers.add(s.actorId);
+            s.role = "";
+            had.add(s);
+        }
+        cluster.onClientsGone(had);
+        for (String actorId : workers) cluster.onWorkerDisconnected(actorId);
     }
 
     public boolean isClosed() {
