@@ -97,7 +97,17 @@ def actors_run(n, fake_nodes, head_node, env):
         ray.get([a.echo.remote(1) for a in actors[-100:]], timeout=600)
         res["ready_s"] = round(time.monotonic() - t0, 3)
         res["with_actors"] = views(env, "actors")
-        res["kill_s"], _ = timed(lambda: [ray.kill(a) for a in actors])
+        print(json.dumps(res, indent=1), flush=True)
+
+        def kill_all():
+            gone = 0
+            for a in actors:
+                try:
+                    ray.kill(a)
+                except ValueError:  # died with a fake node that missed its heartbeats on a busy machine
+                    gone += 1
+            return gone
+        res["kill_s"], res["already_gone"] = timed(kill_all)
         time.sleep(2.0)
         res["after_kill"] = views(env, "actors")
         return res

@@ -62,14 +62,13 @@ public final class Session implements Client {
         allClosed(cluster, List.of(this));
     }
 
-    /** Many clients' connections gone at once (a lost node's): fate-shared in one pass (Cluster.onClientsGone). */
+    /** Connections gone at once (a lost node's clients): fate-shared in one pass (Cluster.onClientsGone). */
     public static void allClosed(Cluster cluster, java.util.Collection<Session> sessions) {
         List<Session> had = new ArrayList<>();
         List<String> workers = new ArrayList<>();
         for (Session s : sessions) {
-            if (s.closed && s.role.isEmpty()) continue;
             s.closed = true;
-            if (s.role.isEmpty()) continue;
+            if (s.role.isEmpty()) continue; // never said hello, or fate-shared already
             if ("worker".equals(s.role)) workers.add(s.actorId);
             s.role = "";
             had.add(s);
@@ -214,13 +213,12 @@ public final class Session implements Client {
                 cluster.groups().watch(this, p.pgId());
                 out.send(new Frame(Frames.ok(p.rid())));
             }
-            // tables that grow with the cluster travel in the payload (Frames.okWithBody)
             case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), cluster.clusterState()));
             case Request.Status s -> out.send(Frames.okWithBody(s.rid(), cluster.status()));
             case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), beam.cluster.Doctor.run(cluster)));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
-                out.send(new Frame(merge(Frames.ok(s.rid()), DaemonStats.snapshot(cluster))));
+                out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
             }
             case Request.Shutdown s -> {
                 out.send(new Frame(Frames.ok(s.rid())));
@@ -261,11 +259,6 @@ public final class Session implements Client {
             i++;
         }
         return out;
-    }
-
-    private static ObjectNode merge(ObjectNode reply, ObjectNode body) {
-        body.fieldNames().forEachRemaining(n -> reply.set(n, body.get(n)));
-        return reply;
     }
 
     // ------------------------------------------------------------------ Client
