@@ -1,8 +1,9 @@
 """Secure by default and unbreakable: TLS on node links, frame limits, a socket fuzzer while
 a driver works, and a load test across two nodes (a joined node on 127.0.0.2).
 
-The full fuzz run (100,000 frames) is `python tools/fuzz_daemon.py --temp-dir DIR`; here it
-runs 20,000 frames so CI stays quick.
+The full fuzz run (100,000 frames, then the hostile-peer attacks at full size) is
+`python tools/fuzz_daemon.py --temp-dir DIR`; here it runs 20,000 frames and the short
+attacks so CI stays quick.
 """
 import os
 import shutil
@@ -138,9 +139,13 @@ def test_oversize_payload_is_refused_in_the_caller_naming_the_limit(dirs):
 def test_fuzzer_leaves_the_daemon_serving_with_flat_fds_and_heap(dirs):
     start_head(dirs[0])
     done = subprocess.run([VENV_PYTHON, os.path.join(ROOT, "tools", "fuzz_daemon.py"), "--temp-dir", dirs[0],
-                           "--frames", "20000"], env=beam_env(dirs[0]), capture_output=True, text=True, timeout=300)
+                           "--frames", "20000", "--attacks", "short"], env=beam_env(dirs[0]), capture_output=True,
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "fuzz: OK" in done.stdout
+    # the hostile peers ran too (tools/hostile_peers.py), beside a node joined from 127.0.0.2
+    assert "attack before auth:" in done.stdout and "attack slowloris:" in done.stdout, done.stdout[-3000:]
+    assert '"joined_node_alive": true' in done.stdout
 
 
 def test_load_across_two_nodes_every_result_once_and_in_order(dirs):

@@ -138,10 +138,33 @@ def table(pg: Optional[PlacementGroup] = None) -> dict:
     c = client.ensure()
     fields = {"pg_id": pg.id.hex()} if pg is not None else {}
     reply = c.request("pg_table", fields)
-    raw = reply.get("table") or {}
     if pg is not None:
-        return normalize_entry(raw)
-    return {k: normalize_entry(v) for k, v in raw.items()}
+        return normalize_entry(reply.get("table") or {})
+    return {row[0]: entry_of_row(row, reply["nodes"]) for row in reply["rows"]}
+
+
+_SCHEDULING_STATE = {"PENDING": "NO_RESOURCES", "RESCHEDULING": "NO_RESOURCES", "CREATED": "FINISHED",
+                     "REMOVED": "REMOVED"}
+
+
+def entry_of_row(row: list, nodes: list) -> dict:
+    """Ray's table entry for one compact row of the daemon's pg_table (docs/PROTOCOL.md):
+    the same dict placement_group_table(pg) returns for that group."""
+    pg_id, name, strategy, state, bundles, bundle_nodes, latency, attempts, waiting = row
+    entry = {
+        "placement_group_id": pg_id,
+        "name": name,
+        "bundles": {i: {k: float(v) for k, v in b.items()} for i, b in enumerate(bundles)},
+        "bundles_to_node_id": {i: nodes[n] for i, n in enumerate(bundle_nodes) if n >= 0},
+        "strategy": strategy,
+        "state": state,
+        "stats": {"end_to_end_creation_latency_ms": latency, "scheduling_latency_ms": latency,
+                  "scheduling_attempt": attempts, "highest_retry_delay_ms": 0.0,
+                  "scheduling_state": _SCHEDULING_STATE[state]},
+    }
+    if waiting is not None:
+        entry["beam_waiting_reason"] = waiting
+    return entry
 
 
 def normalize_entry(entry: dict) -> dict:

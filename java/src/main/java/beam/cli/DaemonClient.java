@@ -78,7 +78,7 @@ final class DaemonClient implements AutoCloseable {
                 if (f == null) throw new IOException("the daemon closed the connection");
                 if (!f.op().equals("reply")) continue;
                 if (!f.header().path("ok").asBoolean()) throw new IOException(f.header().path("error").asText());
-                return f.header();
+                return withBody(f);
             }
         } catch (FrameException e) {
             throw new IOException("bad frame from the daemon: " + e.getMessage());
@@ -90,6 +90,17 @@ final class DaemonClient implements AutoCloseable {
         } finally {
             watchdog.interrupt();
         }
+    }
+
+    /** The reply's fields: its header's, and those of a JSON body in its payload (Frames.okWithBody). */
+    private static ObjectNode withBody(Frame f) throws IOException {
+        ObjectNode h = f.header();
+        if (!"json".equals(h.path("body").asText())) return h;
+        if (!(FrameCodec.json().readTree(f.payload()) instanceof ObjectNode body)) {
+            throw new IOException("the daemon's reply body is not a JSON object");
+        }
+        body.fieldNames().forEachRemaining(n -> h.set(n, body.get(n)));
+        return h;
     }
 
     @Override

@@ -59,6 +59,7 @@ public final class StartCommand implements Callable<Integer> {
     int maxHeaderBytes;
     long maxPayloadBytes;
     int maxConnections;
+    int maxActorProcesses;
     String tlsCert;
     String tlsKey;
     String tlsCa;
@@ -103,6 +104,8 @@ public final class StartCommand implements Callable<Integer> {
         spec.addOption(value("--max-connections", "<maxConnections>", int.class, "4096",
                 "Connections served at once per listener (default ${DEFAULT-VALUE}); more wait in the kernel's backlog.",
                 false));
+        spec.addOption(value("--max-actor-processes", "<maxActorProcesses>", int.class, "0",
+                "Actor processes this node runs at once (default: from the host's memory and pid limit).", false));
         spec.addOption(value("--tls-cert", "<tlsCert>", String.class, null,
                 "PEM certificate of this node for TLS on node links (or $RAY_TLS_SERVER_CERT).", false));
         spec.addOption(value("--tls-key", "<tlsKey>", String.class, null,
@@ -160,6 +163,7 @@ public final class StartCommand implements Callable<Integer> {
         maxHeaderBytes = option("--max-header-bytes");
         maxPayloadBytes = option("--max-payload-bytes");
         maxConnections = option("--max-connections");
+        maxActorProcesses = option("--max-actor-processes");
         tlsCert = option("--tls-cert");
         tlsKey = option("--tls-key");
         tlsCa = option("--tls-ca");
@@ -223,7 +227,8 @@ public final class StartCommand implements Callable<Integer> {
             config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid,
                     new FrameLimits(maxHeaderBytes, maxPayloadBytes), maxConnections, address, token,
                     new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa),
-                    new beam.http.HttpConfig(dashboardHost, dashboardPort, agentPort, metricsPort, includeDashboard));
+                    new beam.http.HttpConfig(dashboardHost, dashboardPort, agentPort, metricsPort, includeDashboard),
+                    maxActorProcesses);
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;

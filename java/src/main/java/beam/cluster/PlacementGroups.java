@@ -15,12 +15,21 @@ import java.util.Map;
  */
 public final class PlacementGroups {
     static final long WARN_EVERY_NANOS = 10_000_000_000L;
-    /** Removed groups kept for placement_group_table (state REMOVED); older ones are dropped. */
+    /**
+     * Removed groups kept for placement_group_table (state REMOVED), as Ray keeps them; older
+     * ones are dropped. They are not in {@code status}, whose size follows the live cluster.
+     */
     static final int MAX_REMOVED = 10_000;
 
     private final Cluster cluster;
     private final LinkedHashMap<String, PlacementGroup> groups = new LinkedHashMap<>();
-    private int removedCount;
+    /**
+     * The PENDING and RESCHEDULING groups, which every freeing of resources retries: a set of
+     * their own, so that a retry costs the groups that wait, not all 100,000 groups there are.
+     */
+    private final java.util.LinkedHashSet<PlacementGroup> waiting = new java.util.LinkedHashSet<>();
+    /** Ids of the REMOVED groups still in {@link #groups}, oldest removal first. */
+    private final java.util.ArrayDeque<String> removed = new java.util.ArrayDeque<>();
 
     PlacementGroups(Cluster cluster) {
         this.cluster = cluster;
@@ -43,6 +52,7 @@ public final class PlacementGroups {
             PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, owner, detached);
             g.watchers.add(owner);
             groups.put(id, g);
+            waiting.add(g);
             if (!tryPlace(g)) warnWaiting(g, true);
         }
     }
@@ -71,17 +81,11 @@ public final class PlacementGroups {
         for (ActorRecord a : cluster.actorsIn(g)) cluster.killActor(a, new DeathCause.GroupRemoved());
         boolean wasCreated = g.state == PlacementGroup.State.CREATED || g.state == PlacementGroup.State.RESCHEDULING;
         g.state = PlacementGroup.State.REMOVED;
+        waiting.remove(g);
         for (Client w : g.watchers) w.push(Frames.pgEvent("pg_removed", g.id, null));
         g.watchers.clear();
-        removedCount++;
-        if (removedCount > MAX_REMOVED) {
-            for (var it = groups.values().iterator(); it.hasNext() && removedCount > MAX_REMOVED; ) {
-                if (it.next().state == PlacementGroup.State.REMOVED) {
-                    it.remove();
-                    removedCount--;
-                }
-            }
-        }
+        removed.addLast(g.id);
+        while (removed.size() > MAX_REMOVED) groups.remove(removed.pollFirst()); // O(1), in any order of removal
         if (wasCreated) {
             for (Bundle b : g.bundles) {
                 if (!b.placed() || !b.node.alive) continue;
@@ -95,10 +99,11 @@ public final class PlacementGroups {
         }
     }
 
-    void onOwnerGone(Client owner) {
+    /** Clients gone (a driver, or every client of a lost node at once): one pass over the groups. */
+    void onOwnersGone(java.util.Set<Client> gone) {
         for (PlacementGroup g : new ArrayList<>(groups.values())) {
-            g.watchers.remove(owner);
-            if (g.owner == owner && !g.detached) removeGroup(g);
+            if (!g.watchers.isEmpty()) g.watchers.removeAll(gone);
+            if (gone.contains(g.owner) && !g.detached) removeGroup(g);
         }
     }
 
@@ -114,7 +119,10 @@ public final class PlacementGroups {
                     hit = true;
                 }
             }
-            if (hit) g.state = PlacementGroup.State.RESCHEDULING;
+            if (hit) {
+                g.state = PlacementGroup.State.RESCHEDULING;
+                waiting.add(g);
+            }
         }
     }
 
@@ -158,8 +166,8 @@ public final class PlacementGroups {
     }
 
     void retryPending() {
-        for (PlacementGroup g : groups.values()) {
-            if (g.state == PlacementGroup.State.PENDING || g.state == PlacementGroup.State.RESCHEDULING) tryPlace(g);
+        for (PlacementGroup g : new ArrayList<>(waiting)) {
+            if (waiting.contains(g)) tryPlace(g); // a retry above may have placed or removed it
         }
     }
 
@@ -183,6 +191,7 @@ public final class PlacementGroups {
             b.available = b.spec.copy();
         }
         g.state = PlacementGroup.State.CREATED;
+        waiting.remove(g);
         if (rescheduled) {
             cluster.reschedule();
             return true;
@@ -232,10 +241,20 @@ public final class PlacementGroups {
         }
     }
 
-    public ObjectNode tableAll() {
+    /** Every group, removed ones included, as {@link GroupTable} rows (placement_group_table()). */
+    public byte[] tableRows() {
+        synchronized (cluster) {
+            return GroupTable.write(groups.values());
+        }
+    }
+
+    /** Every group that is not removed ({@code status}). */
+    public ObjectNode tableLive() {
         synchronized (cluster) {
             ObjectNode all = JsonNodeFactory.instance.objectNode();
-            for (PlacementGroup g : groups.values()) all.set(g.id, entry(g));
+            for (PlacementGroup g : groups.values()) {
+                if (g.state != PlacementGroup.State.REMOVED) all.set(g.id, entry(g));
+            }
             return all;
         }
     }

@@ -114,6 +114,13 @@ public final class Resources {
         return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
     }
 
+    /** Writes this bag as a JSON object, the same as {@link #toJson()}, without building a tree. */
+    public void write(com.fasterxml.jackson.core.JsonGenerator g) throws java.io.IOException {
+        g.writeStartObject();
+        for (var e : units.entrySet()) g.writeNumberField(e.getKey(), toAmount(e.getValue()));
+        g.writeEndObject();
+    }
+
     public ObjectNode toJson() {
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         units.forEach((k, v) -> o.put(k, toAmount(v)));

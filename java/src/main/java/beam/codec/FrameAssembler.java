@@ -12,7 +12,8 @@ import java.util.function.Predicate;
  * <p>State, per frame: PREFIX (the 4-byte length) -> HEADER (the JSON header, into an array
  * that keeps the prefix in front) -> PAYLOAD (the length the header gave; skipped when 0) ->
  * the frame goes to the sink and the next one starts at PREFIX. No buffer is allocated
- * before the limits have been checked.
+ * before the limits have been checked, and a payload's memory grows with the bytes that
+ * have come ({@link PayloadBuffer}), against the codec's {@link PayloadBudget}.
  */
 public final class FrameAssembler {
     private final FrameCodec codec;
@@ -23,8 +24,8 @@ public final class FrameAssembler {
     private int wireFill;
     /** The decoded header whose payload is being filled (PAYLOAD), or null. */
     private FrameCodec.Head head;
-    private byte[] payload;
-    private int payloadFill;
+    /** The payload being filled (PAYLOAD with plen > 0), or null. */
+    private PayloadBuffer payload;
 
     public FrameAssembler(FrameCodec codec) {
         this.codec = codec;
@@ -39,11 +40,11 @@ public final class FrameAssembler {
     public boolean feed(ByteBuffer in, Predicate<Frame> sink) throws FrameException {
         while (in.hasRemaining()) {
             if (head != null) {
-                int n = Math.min(in.remaining(), payload.length - payloadFill);
-                in.get(payload, payloadFill, n);
-                payloadFill += n;
-                if (payloadFill < payload.length) return true;
-                if (!emit(sink)) return false;
+                int n = Math.min(in.remaining(), payload.room());
+                in.get(payload.array(), payload.fill(), n);
+                payload.filled(n);
+                if (!payload.complete()) continue;
+                if (!emit(sink, payload.finish())) return false;
             } else if (wire != null) {
                 int n = Math.min(in.remaining(), wire.length - wireFill);
                 in.get(wire, wireFill, n);
@@ -51,9 +52,8 @@ public final class FrameAssembler {
                 if (wireFill < wire.length) return true;
                 head = codec.head(wire);
                 wire = null;
-                payload = head.plen() == 0 ? Frame.NO_PAYLOAD : allocate(head.plen());
-                payloadFill = 0;
-                if (payload.length == 0 && !emit(sink)) return false;
+                if (head.plen() > 0) payload = new PayloadBuffer(codec.budget(), head.plen());
+                else if (!emit(sink, Frame.NO_PAYLOAD)) return false;
             } else {
                 int n = Math.min(in.remaining(), 4 - prefixFill);
                 in.get(prefix, prefixFill, n);
@@ -67,25 +67,19 @@ public final class FrameAssembler {
         return true;
     }
 
-    /**
-     * A payload's array. One client's payload that the heap cannot hold (up to
-     * max_payload_bytes) ends that client's connection, not the daemon: the reader of every
-     * local client is one thread.
-     */
-    private static byte[] allocate(long plen) throws FrameException {
-        try {
-            return new byte[(int) plen];
-        } catch (OutOfMemoryError e) {
-            throw new FrameException("payload of " + plen + " bytes does not fit in the daemon's memory now (max heap "
-                    + (Runtime.getRuntime().maxMemory() >> 20) + " MiB); send it in smaller parts");
-        }
-    }
-
-    private boolean emit(Predicate<Frame> sink) {
-        Frame frame = head.frame(payload);
+    private boolean emit(Predicate<Frame> sink, byte[] bytes) {
+        Frame frame = head.frame(bytes);
         head = null;
         payload = null;
         return sink.test(frame);
+    }
+
+    /**
+     * Gives back the budget a payload still arriving holds: call once the stream is not read
+     * any more (its end, an error, a close). Idempotent.
+     */
+    public void release() {
+        if (payload != null) payload.release();
     }
 
     /**

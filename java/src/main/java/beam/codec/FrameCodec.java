@@ -45,13 +45,30 @@ public final class FrameCodec {
     private static final byte[] WARM_UP_HEADER = "{\"op\":\"ping\",\"rid\":1}".getBytes(StandardCharsets.UTF_8);
 
     private final FrameLimits limits;
+    private final PayloadBudget budget;
 
+    /** A codec with a budget of its own, for a client of one daemon (CLI, tests). */
     public FrameCodec(FrameLimits limits) {
+        this(limits, PayloadBudget.forThisHeap());
+    }
+
+    /** A codec that takes payload memory from {@code budget}, which a daemon shares among all its codecs. */
+    public FrameCodec(FrameLimits limits, PayloadBudget budget) {
         this.limits = limits;
+        this.budget = budget;
     }
 
     public FrameLimits limits() {
         return limits;
+    }
+
+    public PayloadBudget budget() {
+        return budget;
+    }
+
+    /** This codec's budget with other limits (the head's door reads a join with a small header and no payload). */
+    public FrameCodec withLimits(FrameLimits other) {
+        return new FrameCodec(other, budget);
     }
 
     /**
@@ -164,11 +181,20 @@ public final class FrameCodec {
         return new Head(wire, null, -1, header, payloadLength(header));
     }
 
-    private static byte[] readPayload(DataInputStream data, long plen) throws IOException, FrameException {
+    /** The payload, read into memory taken as its bytes arrive (PayloadBuffer), never all at once from plen. */
+    private byte[] readPayload(DataInputStream data, long plen) throws IOException, FrameException {
         if (plen == 0) return Frame.NO_PAYLOAD;
-        byte[] payload = new byte[(int) plen];
-        readFully(data, payload, 0, payload.length, "frame payload");
-        return payload;
+        PayloadBuffer payload = new PayloadBuffer(budget, plen);
+        try {
+            while (!payload.complete()) {
+                int n = data.read(payload.array(), payload.fill(), payload.room());
+                if (n < 0) throw new FrameException("connection closed in the middle of the frame payload");
+                payload.filled(n);
+            }
+            return payload.finish();
+        } finally {
+            payload.release();
+        }
     }
 
     /** The JSON header in {@code bytes[offset, offset + length)} as a tree, checked to be an object with an op. */

@@ -16,4 +16,20 @@ public record FrameLimits(int maxHeaderBytes, long maxPayloadBytes) {
             throw new IllegalArgumentException("maxPayloadBytes must be in [0, 2^31-17]");
         }
     }
+
+    /**
+     * Why a frame with a header of {@code headerLen} bytes and a payload of {@code plen}
+     * would be refused by a receiver with these limits, or null if it would not.
+     */
+    public String violation(int headerLen, long plen) {
+        if (headerLen > maxHeaderBytes) {
+            return "its header of " + headerLen + " bytes exceeds the receiver's limit of " + maxHeaderBytes
+                    + " bytes (max_header_bytes)";
+        }
+        if (plen > maxPayloadBytes) {
+            return "its payload of " + plen + " bytes exceeds the receiver's limit of " + maxPayloadBytes
+                    + " bytes (max_payload_bytes)";
+        }
+        return null;
+    }
 }

@@ -126,6 +126,16 @@ public final class Connection implements AutoCloseable {
     }
 
     /**
+     * The first frame, read with {@code limits} (smaller ones; the payload budget is the same) and without the 64 KiB read
+     * buffer: the head's door reads a stranger's join this way, so that a connection that has
+     * not proven the token costs no buffer, and reads exactly that frame's bytes (what
+     * follows stays in the socket for {@link #read}). Call before the first {@code read}.
+     */
+    public Frame readFirst(beam.codec.FrameLimits limits) throws IOException, FrameException {
+        return codec.withLimits(limits).decode(new DataInputStream(new TransportInput(transport)));
+    }
+
+    /**
      * The bytes {@link #read} has taken from the socket but not yet returned as frames, for a
      * reader that takes the socket over ({@link ReaderLoop#register}); {@code read} must not
      * be called afterwards.
@@ -137,11 +147,20 @@ public final class Connection implements AutoCloseable {
     /**
      * Sends a frame: written at once by this thread when the socket is free and takes it
      * without waiting, else queued for the writer thread. Never waits for the peer;
-     * silently dropped once the connection is closed or closing.
+     * silently dropped once the connection is closed or closing. A frame over the limits
+     * (the peer's are this codec's: every beam process uses the same) is not sent: a reply
+     * becomes an error reply that says why, anything else is dropped and logged.
      */
     public void send(Frame frame) {
         if (!open.get()) return;
         ByteBuffer[] bytes = FrameCodec.encodeBuffers(frame);
+        String tooBig = codec.limits().violation(bytes[0].remaining() - 4, frame.payload().length);
+        if (tooBig != null) { // the peer would cut the connection on it: refuse it here, keep the link
+            Frame refusal = beam.codec.FrameRefusal.of(frame, tooBig);
+            LOG.warning("not sending a " + frame.op() + " frame to " + peer + ": " + tooBig);
+            if (refusal == null) return;
+            bytes = FrameCodec.encodeBuffers(refusal);
+        }
         lock.lock();
         try {
             if (!open.get() || closeWhenFlushed) return;
@@ -341,27 +360,6 @@ public final class Connection implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             close();
-        }
-    }
-
-    /** InputStream over a transport. */
-    private static final class TransportInput extends InputStream {
-        private final Transport transport;
-
-        TransportInput(Transport transport) {
-            this.transport = transport;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            return len == 0 ? 0 : transport.read(b, off, len);
         }
     }
 }

@@ -258,6 +258,7 @@ public final class ReaderLoop implements AutoCloseable {
         void end(Exception why) {
             if (ended) return;
             ended = true;
+            assembler.release();
             if (key != null) key.cancel();
             try {
                 handler.onEnd(why);

@@ -59,18 +59,19 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress("8.8.8.8");
         this.localNode = new HeadLocalNode(cluster);
         this.accelerators = HostProbe.accelerators(config);
-        this.agent = new NodeAgent(localNode, session.socketPath(), session.logsDir(), accelerators);
+        this.agent = new NodeAgent(localNode, session.socketPath(), session.logsDir(), accelerators,
+                beam.node.ProcessCap.of(config.maxActorProcesses()));
         localNode.attach(agent);
     }
 
     /** Registers the head node, binds both listeners and writes node.json. */
     public Daemon start() throws IOException {
-        FrameCodec codec = new FrameCodec(config.limits());
+        FrameCodec codec = new FrameCodec(config.limits(), beam.codec.PayloadBudget.forThisHeap()); // one budget for all its connections
         TokenAuth auth = new TokenAuth(config.authToken());
         if (auth.enabled()) TokenAuth.store(session.dir().resolve(TokenAuth.TOKEN_FILE), config.authToken());
         else LOG.warning("token authentication is DISABLED (RAY_AUTH_MODE=disabled): anyone who reaches port "
                 + config.port() + " can join this cluster and run code on it");
-        gate = new HeadGate(this, auth, config.heartbeat());
+        gate = new HeadGate(this, auth, config.heartbeat(), config.maxConnections());
         tcpListener = (config.tls() == null
                 ? Listener.tcp(new InetSocketAddress(config.port()), codec, config.maxConnections(), gate::serve)
                 : Listener.tls(new InetSocketAddress(config.port()), config.tls().context(), codec, config.maxConnections(),

@@ -77,13 +77,14 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         String host = config.headAddress().substring(0, config.headAddress().lastIndexOf(':'));
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(host);
         this.accelerators = HostProbe.accelerators(config);
-        this.agent = new NodeAgent(this, session.socketPath(), session.logsDir(), accelerators);
+        this.agent = new NodeAgent(this, session.socketPath(), session.logsDir(), accelerators,
+                beam.node.ProcessCap.of(config.maxActorProcesses()));
         this.heartbeat = config.heartbeat();
     }
 
     /** Connects and authenticates to the head, joins, then serves local clients. */
     public MemberDaemon start() throws IOException {
-        FrameCodec codec = new FrameCodec(config.limits());
+        FrameCodec codec = new FrameCodec(config.limits(), beam.codec.PayloadBudget.forThisHeap()); // one budget for all its connections
         String address = config.headAddress();
         int colon = address.lastIndexOf(':');
         InetSocketAddress target = new InetSocketAddress(address.substring(0, colon),

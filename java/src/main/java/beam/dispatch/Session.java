@@ -59,14 +59,23 @@ public final class Session implements Client {
 
     /** The client's connection is gone: fate-share what it owned. Idempotent. */
     public void onClosed() {
-        if (closed && role.isEmpty()) return;
-        closed = true;
-        if (role.isEmpty()) return;
-        String was = role;
-        role = "";
-        cluster.onClientGone(this);
-        daemon.userMetrics().sourceGone(this);
-        if ("worker".equals(was)) cluster.onWorkerDisconnected(actorId);
+        allClosed(cluster, List.of(this));
+    }
+
+    /** Connections gone at once (a lost node's clients): fate-shared in one pass (Cluster.onClientsGone). */
+    public static void allClosed(Cluster cluster, java.util.Collection<Session> sessions) {
+        List<Session> had = new ArrayList<>();
+        List<String> workers = new ArrayList<>();
+        for (Session s : sessions) {
+            s.closed = true;
+            if (s.role.isEmpty()) continue; // never said hello, or fate-shared already
+            if ("worker".equals(s.role)) workers.add(s.actorId);
+            s.role = "";
+            had.add(s);
+            s.daemon.userMetrics().sourceGone(s);
+        }
+        cluster.onClientsGone(had);
+        for (String actorId : workers) cluster.onWorkerDisconnected(actorId);
     }
 
     public boolean isClosed() {
@@ -193,20 +202,24 @@ public final class Session implements Client {
                 out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgTable p -> {
+                if (p.pgId() == null) { // every group: compact rows (cluster.GroupTable)
+                    out.send(Frames.okWithBody(p.rid(), cluster.groups().tableRows()));
+                    return;
+                }
                 ObjectNode reply = Frames.ok(p.rid());
-                reply.set("table", p.pgId() == null ? cluster.groups().tableAll() : cluster.groups().table(p.pgId()));
+                reply.set("table", cluster.groups().table(p.pgId()));
                 out.send(new Frame(reply));
             }
             case Request.PgWatch p -> {
                 cluster.groups().watch(this, p.pgId());
                 out.send(new Frame(Frames.ok(p.rid())));
             }
-            case Request.ClusterState s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.clusterState())));
-            case Request.Status s -> out.send(new Frame(merge(Frames.ok(s.rid()), cluster.status())));
-            case Request.Doctor d -> out.send(new Frame(merge(Frames.ok(d.rid()), beam.cluster.Doctor.run(cluster))));
+            case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), cluster.clusterState()));
+            case Request.Status s -> out.send(Frames.okWithBody(s.rid(), cluster.status()));
+            case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), beam.cluster.Doctor.run(cluster)));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
-                out.send(new Frame(merge(Frames.ok(s.rid()), DaemonStats.snapshot(cluster))));
+                out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
             }
             case Request.Shutdown s -> {
                 out.send(new Frame(Frames.ok(s.rid())));
@@ -251,11 +264,6 @@ public final class Session implements Client {
             i++;
         }
         return out;
-    }
-
-    private static ObjectNode merge(ObjectNode reply, ObjectNode body) {
-        body.fieldNames().forEachRemaining(n -> reply.set(n, body.get(n)));
-        return reply;
     }
 
     // ------------------------------------------------------------------ Client

@@ -20,18 +20,27 @@ import java.util.logging.Logger;
  * The head's TCP door. Every peer first gets a {@code challenge} with a fresh nonce; its
  * first frame must be {@code join} carrying HMAC-SHA256(token, nonce). A missing or wrong
  * answer is refused before anything else is read, with an error that says how to supply
- * the token. A peer that says nothing within {@link #HANDSHAKE_MILLIS} is cut off.
+ * the token. Until then the peer is a stranger: its join is read with {@link #JOIN_LIMITS}
+ * (a header of a few KiB and no payload, so announcing a gigabyte costs the head nothing),
+ * it is cut off if the handshake is not done within {@link #HANDSHAKE_MILLIS}, and
+ * {@link Strangers} bounds how many such peers there are per address and in total.
  */
 public final class HeadGate {
-    static final long HANDSHAKE_MILLIS = 10_000;
+    /** From accept to a verified join: a node needs one round trip and an HMAC; a peer that holds the door waits out this. */
+    static final long HANDSHAKE_MILLIS = 2_000;
+    /** What a join may be: a header (the node's resources and facts are ~2 KiB) and no payload. */
+    public static final beam.codec.FrameLimits JOIN_LIMITS = new beam.codec.FrameLimits(16 * 1024, 0);
     private static final Logger LOG = Logger.getLogger(HeadGate.class.getName());
 
     private final DaemonContext daemon;
     private final TokenAuth auth;
     private final Heartbeat heartbeat;
     private final Pulse pulse;
+    private final Strangers strangers;
 
-    public HeadGate(DaemonContext daemon, TokenAuth auth, Heartbeat heartbeat) {
+    /** {@code maxConnections}: the TCP listener's limit, of which strangers may hold a quarter ({@link Strangers}). */
+    public HeadGate(DaemonContext daemon, TokenAuth auth, Heartbeat heartbeat, int maxConnections) {
+        this.strangers = Strangers.forListener(maxConnections);
         this.daemon = daemon;
         this.auth = auth;
         this.heartbeat = heartbeat;
@@ -44,28 +53,54 @@ public final class HeadGate {
     }
 
     public void serve(Connection connection) {
+        strangers.admit(connection, Strangers.sourceOf(connection.peer()));
+        Frame first;
+        String nonce;
+        try {
+            nonce = challenge(connection);
+            first = readJoin(connection, nonce);
+        } finally {
+            strangers.leave(connection);
+        }
+        if (first != null) admit(connection, first);
+    }
+
+    /** Sends the challenge; returns its nonce. */
+    private String challenge(Connection connection) {
         String nonce = TokenAuth.newNonce();
         ObjectNode challenge = Frames.header("challenge");
         challenge.put("nonce", nonce);
         challenge.put("proto", Session.PROTOCOL_VERSION);
         challenge.put("auth", auth.enabled() ? "token" : "disabled");
         connection.send(new Frame(challenge));
+        return nonce;
+    }
+
+    /**
+     * The peer's first frame if it is a join with the right answer to {@code nonce}, else
+     * null (the peer was refused or went away).
+     */
+    private Frame readJoin(Connection connection, String nonce) {
         var deadline = connection.closeUnlessCancelled(HANDSHAKE_MILLIS);
         Frame first;
         try {
-            first = connection.read();
-        } catch (FrameException | IOException e) {
-            return;
+            first = connection.readFirst(JOIN_LIMITS);
+        } catch (FrameException e) {
+            refuse(connection, -1, "refused before authentication: " + e.getMessage() + ". A join is one header of at "
+                    + "most " + JOIN_LIMITS.maxHeaderBytes() + " bytes and carries no payload.");
+            return null;
+        } catch (IOException e) {
+            return null;
         } finally {
             deadline.cancel(false);
         }
-        if (first == null) return;
+        if (first == null) return null;
         ObjectNode h = first.header();
         long rid = h.path("rid").asLong(-1);
         if (!first.op().equals("join")) {
             refuse(connection, rid, "expected 'join' as the first frame on the head's TCP port; drivers connect to the "
                     + "beam daemon on their own machine (start one there with `ray start --address HEAD:PORT`)");
-            return;
+            return null;
         }
         if (!auth.verify(nonce, h.path("auth").asText(null))) {
             refuse(connection, rid, "authentication failed: " + (h.hasNonNull("auth") ? "wrong" : "missing")
@@ -73,8 +108,15 @@ public final class HeadGate {
                     + "RAY_AUTH_TOKEN_PATH=<file> or --auth-token-path <file> (the head keeps it in "
                     + "<temp-dir>/session_latest/" + TokenAuth.TOKEN_FILE + ")");
             LOG.warning("refused a join from " + connection.peer() + ": bad token");
-            return;
+            return null;
         }
+        return first;
+    }
+
+    /** Takes in a node whose join proved the token. */
+    private void admit(Connection connection, Frame first) {
+        ObjectNode h = first.header();
+        long rid = h.path("rid").asLong(-1);
         int proto = h.path("proto").asInt(-1);
         if (proto != Session.PROTOCOL_VERSION) {
             refuse(connection, rid, "protocol version mismatch: the head speaks " + Session.PROTOCOL_VERSION

@@ -174,7 +174,7 @@ public final class MemberLink implements NodeLink {
         if (!lost.compareAndSet(false, true)) return;
         LOG.warning("node " + nodeIp + " (" + nodeId + ") is lost: " + reason);
         connection.close();
-        for (Session s : clients.values()) s.onClosed();
+        Session.allClosed(cluster, new ArrayList<>(clients.values()));
         clients.clear();
         probes.values().forEach(f -> f.complete(com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode()));
         cluster.onNodeLost(nodeId, reason);

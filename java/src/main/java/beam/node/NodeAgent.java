@@ -36,9 +36,11 @@ public final class NodeAgent {
 
     /** This host's accelerators: which kind each resource is here, and how many units it has. */
     private final Map<String, beam.cluster.NodeAccelerator> accelerators;
+    private final ProcessCap cap;
 
     public NodeAgent(ActorEvents events, Path socketPath, Path logDir,
-                     Map<String, beam.cluster.NodeAccelerator> accelerators) {
+                     Map<String, beam.cluster.NodeAccelerator> accelerators, ProcessCap cap) {
+        this.cap = cap;
         this.events = events;
         this.socketPath = socketPath;
         this.logDir = logDir;
@@ -51,6 +53,11 @@ public final class NodeAgent {
     }
 
     private void launch(SpawnSpec spec) {
+        // launches run one at a time on this thread, so the count cannot change under us but by exits
+        if (running.size() >= cap.limit()) {
+            events.startFailed(spec.actorId(), cap.refusal(running.size()));
+            return;
+        }
         ProcessContext ctx = spec.context();
         String python = ctx != null && ctx.python() != null ? ctx.python() : "python3";
         ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker",
@@ -59,6 +66,7 @@ public final class NodeAgent {
             pb.directory(new java.io.File(ctx.cwd()));
         }
         Map<String, String> env = pb.environment();
+        Secrets.strip(env); // inherited from the daemon; an actor's own runtime_env may still set what it likes
         env.putAll(spec.envVars());
         env.put("PYTHONUNBUFFERED", "1");
         env.putIfAbsent("OMP_NUM_THREADS", String.valueOf(spec.ompThreads()));

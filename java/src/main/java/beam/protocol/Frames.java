@@ -22,6 +22,27 @@ public final class Frames {
         return h;
     }
 
+    /**
+     * A successful reply whose fields are {@code body}, carried as JSON in the payload
+     * ({@code "body": "json"} in the header) rather than in the header: a cluster's tables
+     * (100,000 placement groups are ~40 MB) outgrow any header limit, a payload's limit is a
+     * gigabyte, and the receiver merges the fields into the reply as if they were in its header.
+     */
+    public static Frame okWithBody(long rid, ObjectNode body) {
+        try {
+            return okWithBody(rid, beam.codec.FrameCodec.json().writeValueAsBytes(body));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a reply body is not serializable", e);
+        }
+    }
+
+    /** As {@link #okWithBody(long, ObjectNode)}, for a body already written as JSON bytes (an object). */
+    public static Frame okWithBody(long rid, byte[] jsonObject) {
+        ObjectNode h = ok(rid);
+        h.put("body", "json");
+        return new Frame(h, jsonObject);
+    }
+
     public static Frame error(long rid, String kind, String message) {
         ObjectNode h = header("reply");
         h.put("rid", rid);

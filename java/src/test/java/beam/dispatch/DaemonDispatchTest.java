@@ -36,7 +36,7 @@ class DaemonDispatchTest {
     @BeforeAll
     static void start() throws IOException {
         DaemonConfig config = new DaemonConfig(0, 2, 4, "{\"custom\": 2}", "127.0.0.1", temp, 0,
-                new FrameLimits(4096, 1 << 20), 64, null, "test-token", beam.link.Heartbeat.DEFAULT, null);
+                new FrameLimits(4096, 1 << 20), 64, null, "test-token", beam.link.Heartbeat.DEFAULT, null, 0);
         daemon = new Daemon(config, SessionDir.create(temp)).start();
     }
 
@@ -74,9 +74,17 @@ class DaemonDispatchTest {
             send(h, new byte[0]);
             while (true) {
                 Frame f = codec.decode(in);
-                if (f == null || f.op().equals("reply")) return f == null ? null : f.header();
+                if (f == null) return null;
+                if (f.op().equals("reply")) return withBody(f);
                 stash.add(f);
             }
+        }
+
+        /** The reply's header, with the fields of a JSON body in its payload merged in (Frames.okWithBody). */
+        private static ObjectNode withBody(Frame f) throws Exception {
+            ObjectNode h = f.header();
+            if ("json".equals(h.path("body").asText())) h.setAll((ObjectNode) FrameCodec.json().readTree(f.payload()));
+            return h;
         }
 
         Frame read() throws Exception {

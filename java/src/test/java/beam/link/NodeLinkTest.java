@@ -40,7 +40,7 @@ class NodeLinkTest {
     @BeforeEach
     void startHead() throws IOException {
         DaemonConfig config = new DaemonConfig(0, 2, 2, null, "127.0.0.1", temp.resolve("head"), 0, FrameLimits.DEFAULT,
-                64, null, token, new Heartbeat(100, 600), null);
+                64, null, token, new Heartbeat(100, 600), null, 0);
         head = new Daemon(config, SessionDir.create(temp.resolve("head"))).start();
         port = Integer.parseInt(head.gcsAddress().substring(head.gcsAddress().lastIndexOf(':') + 1));
     }
@@ -53,7 +53,7 @@ class NodeLinkTest {
     private MemberDaemon join(String ip, String withToken) throws IOException {
         Path dir = temp.resolve("node-" + ip);
         DaemonConfig config = new DaemonConfig(0, 2, 2, null, ip, dir, 0, FrameLimits.DEFAULT, 64,
-                "127.0.0.1:" + port, withToken, new Heartbeat(100, 600), null);
+                "127.0.0.1:" + port, withToken, new Heartbeat(100, 600), null, 0);
         return new MemberDaemon(config, SessionDir.create(dir)).start();
     }
 
