@@ -43,6 +43,8 @@ class Server:
 
     def __init__(self, cluster, model_dir, parallel_flags):
         self.cluster = cluster
+        # read now: a daemon cut off from the head ends its session (node.json goes)
+        self.daemons = {cluster.daemon_pid(h) for h in cluster.hosts}
         h1 = cluster.h1
         # In a namespace the port is h1's own; on loopback it is shared with the machine.
         port = 8000 if h1.ns else free_port(h1.ip)
@@ -90,8 +92,7 @@ class Server:
         """The server's process tree plus every non-daemon process on both hosts."""
         pids = {self.proc.pid, *_cluster.descendants(self.proc.pid)}
         for h in self.cluster.hosts:
-            daemon = self.cluster.daemon_pid(h) if os.path.exists(h.temp_dir) else None
-            pids.update(p for p in self.cluster.host_pids(h) if p != daemon)
+            pids.update(p for p in self.cluster.host_pids(h) if p not in self.daemons)
         return sorted(pids)
 
     def wait_exit(self, since, within):

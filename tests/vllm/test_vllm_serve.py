@@ -45,7 +45,7 @@ def _lose_host_2(cluster, server, how):
     """Kill or cut host 2 with a request in flight; assert the server is gone within 10 s
     and no vLLM process is left. Returns seconds until the server process exited."""
     h2 = cluster.h2
-    h2_workers = [p for p in cluster.host_pids(h2) if p != cluster.daemon_pid(h2)]
+    h2_workers = [p for p in cluster.host_pids(h2) if p not in server.daemons]
     assert h2_workers, f"no vLLM process on host 2: {cluster.host_pids(h2)}"
     before = server.vllm_pids()
     load = server.start_load()
