@@ -82,7 +82,9 @@ def main() -> int:
     actors = [Instance.options(
         scheduling_strategy=PlacementGroupSchedulingStrategy(
             placement_group=pg, placement_group_bundle_index=b[0]),
-        runtime_env={"env_vars": dict(env, VLLM_RAY_BUNDLE_INDICES=",".join(map(str, b)))},
+        # collective_rpc(<function>) below pickles the function (RL frameworks set this too)
+        runtime_env={"env_vars": dict(env, VLLM_RAY_BUNDLE_INDICES=",".join(map(str, b)),
+                                      VLLM_ALLOW_INSECURE_SERIALIZATION="1")},
     ).remote() for b in picks]
     pgs_seen = ray.get([a.start.remote(args.model_dir) for a in actors], timeout=900)
     for i, (actor, b) in enumerate(zip(actors, picks)):
