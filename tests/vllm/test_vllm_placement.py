@@ -8,6 +8,7 @@ mp executor's greedy tokens. Needs .bench/vllm-venv (`./dev test` makes it).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -33,7 +34,7 @@ def test_two_instances_on_disjoint_bundles_driven_from_inside_a_group(vllm_venv,
                                extra_env=_vllm.host_env(cluster.h1))
         out, err = driver.communicate(timeout=1200)
         events = _vllm.events_of(out)
-        instances = [_vllm.json.loads(line.split(" ", 1)[1]) for line in out.splitlines()
+        instances = [json.loads(line.split(" ", 1)[1]) for line in out.splitlines()
                      if line.startswith("@@INSTANCE ")]
         assert driver.returncode == 0 and "DONE" in events and len(instances) == 2, \
             f"driver failed ({driver.returncode}): {err[-6000:]}"
