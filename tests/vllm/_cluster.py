@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -82,7 +83,12 @@ class TwoHosts:
         netns.py finds (started for the host, or naming its temp dir) plus the daemon's
         descendants: vLLM renames its workers (setproctitle "VLLM::Worker_TP1"), so their
         command line no longer names the temp dir."""
-        pids = set(host.pids())
+        try:
+            pids = set(host.pids())
+        except subprocess.TimeoutExpired:
+            # `ip netns pids` (20 s limit) once overran on a loaded 2-core machine right after
+            # a host kill, while gigabyte-sized vLLM processes were exiting: ask once more.
+            pids = set(host.pids())
         with contextlib.suppress(OSError, ValueError, KeyError):
             pids.update(descendants(self.daemon_pid(host)))
         return sorted(p for p in pids if netns._alive(p))
