@@ -92,8 +92,17 @@ else
   echo "$NAME: beam's ray (editable) and the test platform plugin" >&2
   "${PIP[@]}" -q --no-deps -e "$ROOT/python" -e "$ROOT/tests/vllm/plugin" >&2
   "${PIP[@]}" -q cloudpickle >&2
-  if "$VENV/bin/pip" show ray 2>/dev/null | grep -q "^Location: .*site-packages$"; then
-    echo "$NAME: real Ray is installed in $VENV: remove it" >&2; exit 1
+  # Decide from the installed distribution itself, not `pip show`'s Location (pip 23 reports
+  # site-packages for an editable install too): real Ray's RECORD lists ray/_raylet*.so.
+  if "$VENV/bin/python" - <<'PY' >&2
+import sys
+from importlib.metadata import distribution
+files = [str(f) for f in (distribution("ray").files or [])]
+real = [f for f in files if f.startswith("ray/_raylet")]
+sys.exit(1 if real else 0)
+PY
+  then :; else
+    echo "$NAME: real Ray is installed in $VENV (its files include ray/_raylet): $VENV/bin/pip uninstall -y ray, then rerun" >&2; exit 1
   fi
 fi
 complete || { echo "$NAME: install incomplete; try: $VENV/bin/python -c 'import vllm, ray'" >&2; exit 1; }

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,17 +42,17 @@ def clean_env(temp_dir=None, **extra):
 class TwoHosts:
     """Head on host 1, host 2 joined with the head's token; ``stop()`` ends everything."""
 
-    def __init__(self, kind, ray_bin, start_args=(), host_env=None):
+    def __init__(self, kind, ray_bin, start_args=(), host_env=None, hosts=None, port="6379"):
         self.kind = kind
         self.ray_bin = ray_bin
-        self.hosts = netns.make_hosts(kind, 2)
+        self.hosts = hosts or netns.make_hosts(kind, 2)
         self.h1, self.h2 = self.hosts[0], self.hosts[1]
         host_env = host_env or (lambda h: {})
         try:
             for h in self.hosts:
                 h.temp_dir = tempfile.mkdtemp(prefix=f"beam-vllm-{h.name}-")
             ip = (lambda h: ["--node-ip-address", h.ip]) if kind == "loopback" else (lambda h: [])
-            port = "0" if kind == "loopback" else "6379"
+            port = "0" if kind == "loopback" else port
             self.run(self.h1, ["start", "--head", "--port", port, "--temp-dir", self.h1.temp_dir,
                                *ip(self.h1), *start_args], env=clean_env(**host_env(self.h1)))
             session = os.path.join(self.h1.temp_dir, "session_latest")
@@ -82,7 +83,12 @@ class TwoHosts:
         netns.py finds (started for the host, or naming its temp dir) plus the daemon's
         descendants: vLLM renames its workers (setproctitle "VLLM::Worker_TP1"), so their
         command line no longer names the temp dir."""
-        pids = set(host.pids())
+        try:
+            pids = set(host.pids())
+        except subprocess.TimeoutExpired:
+            # `ip netns pids` (20 s limit) once overran on a loaded 2-core machine right after
+            # a host kill, while gigabyte-sized vLLM processes were exiting: ask once more.
+            pids = set(host.pids())
         with contextlib.suppress(OSError, ValueError, KeyError):
             pids.update(descendants(self.daemon_pid(host)))
         return sorted(p for p in pids if netns._alive(p))

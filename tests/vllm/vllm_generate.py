@@ -1,11 +1,11 @@
 """Driver for tests/vllm/test_vllm_cpu.py: real vLLM (CPU build) generating greedy tokens
 from a tiny Llama with dummy weights, on the Ray executor (beam) or the mp executor.
 
-    python tests/vllm/vllm_generate.py --backend ray --model-dir DIR [--hold]
+    python tests/vllm/vllm_generate.py --backend ray --model-dir DIR [--hold] [--tp N --pp M]
 
 Writes DIR/config.json (a 2-layer Llama small enough for a 2-core machine) if missing,
 then ``LLM(model=DIR, load_format="dummy", skip_tokenizer_init=True,
-tensor_parallel_size=2, distributed_executor_backend=BACKEND)`` and generates from
+tensor_parallel_size=2, distributed_executor_backend=BACKEND)`` (or --tp / --pp) and generates from
 ``prompt_token_ids``. Prints ``@@TOKENS [[...], ...]`` (one list per prompt). With
 ``--hold`` it then keeps generating until vLLM raises, printing ``@@HOLDING`` once the loop
 runs and ``@@RAISED {type, message, at}`` (wall-clock time) when it does.
@@ -59,6 +59,8 @@ def main() -> int:
     ap.add_argument("--backend", choices=("ray", "mp"), required=True)
     ap.add_argument("--model-dir", required=True)
     ap.add_argument("--max-tokens", type=int, default=24)
+    ap.add_argument("--tp", type=int, default=2, help="tensor_parallel_size")
+    ap.add_argument("--pp", type=int, default=1, help="pipeline_parallel_size")
     ap.add_argument("--hold", action="store_true")
     args = ap.parse_args()
 
@@ -66,7 +68,8 @@ def main() -> int:
 
     t0 = time.time()
     llm = LLM(model=write_model(args.model_dir), load_format="dummy", skip_tokenizer_init=True,
-              tensor_parallel_size=2, distributed_executor_backend=args.backend,
+              tensor_parallel_size=args.tp, pipeline_parallel_size=args.pp,
+              distributed_executor_backend=args.backend,
               dtype="float32", enforce_eager=True, max_model_len=256, max_num_seqs=8,
               kv_cache_memory_bytes=64 << 20, seed=0)
     emit("READY", {"startup_s": round(time.time() - t0, 2)})

@@ -67,6 +67,11 @@ public final class NodeAgent {
         }
         Map<String, String> env = pb.environment();
         Secrets.strip(env); // inherited from the daemon; an actor's own runtime_env may still set what it likes
+        // A process the actor starts that calls ray.init() (vLLM's EngineCore, spawned by an
+        // LLM(...) inside an actor) must join this cluster through this node's daemon, as
+        // under Ray, not start a private one: discovery reads
+        // <RAY_TMPDIR>/session_latest/node.json, and the socket is <temp>/session_*/sockets/.
+        env.put("RAY_TMPDIR", socketPath.toAbsolutePath().getParent().getParent().getParent().toString());
         env.putAll(spec.envVars());
         env.put("PYTHONUNBUFFERED", "1");
         env.putIfAbsent("OMP_NUM_THREADS", String.valueOf(spec.ompThreads()));
