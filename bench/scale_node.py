@@ -75,7 +75,11 @@ class FakeNode:
                        "node_ip": self.ip, "hostname": f"fake-{self.index}", "session_dir": "/nonexistent",
                        "resources": {"CPU": 8, "GPU": self.gpus, f"node:{self.ip}": 1,
                                      "memory": 64 * GIB, "object_store_memory": 16 * GIB},
-                       "gpu_ids": [str(g) for g in range(self.gpus)], "facts": {}})
+                       "accelerators": {"GPU": {"kind": "NVIDIA_GPU", "vendor": "NVIDIA", "type": None,
+                                                "ids": [str(g) for g in range(self.gpus)],
+                                                "visible_var": "CUDA_VISIBLE_DEVICES", "source": "declared"}}
+                       if self.gpus else {},
+                       "facts": {}})
             reply, _ = await self.read(reader)
             if not reply.get("ok"):
                 raise RuntimeError(f"join refused: {reply}")

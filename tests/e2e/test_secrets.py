@@ -13,7 +13,8 @@ from test_security_load import dirs, token_of  # noqa: F401 - dirs: the fixture 
 def test_token_and_credentials_never_reach_actors_logs_or_views(dirs, tmp_path):
     token_file = tmp_path / "token"
     secrets = dict(RAY_AUTH_TOKEN_PATH=str(token_file))
-    # the head makes its own token; the variables in its environment must not leak either
+    # the head takes RAY_AUTH_TOKEN as the cluster's token (one Secret for every pod); neither it
+    # nor the token path in its environment may reach an actor, a log or a view
     head = ray_cli(["start", "--head", "--port", "0", "--temp-dir", dirs[0], "--node-ip-address", "127.0.0.1"],
                    RAY_AUTH_TOKEN="head-env-credential", **secrets)
     assert head.returncode == 0, head.stderr

@@ -52,3 +52,21 @@ def test_flush_without_a_connection_keeps_the_changes():
     metrics.Gauge("g3").set(1)
     usermetrics.flush()  # not connected: nothing to send to, nothing lost
     assert len(usermetrics._changed) == 1
+
+
+def test_batches_fit_the_daemons_header_limit_and_drop_only_what_never_could():
+    # A frame over the daemon's header limit would cost the process its connection.
+    import json
+
+    from ray._beam import usermetrics as um
+
+    series = [{"name": "m", "kind": "gauge", "description": "", "tags": {"t": f"{i:04d}" + "x" * 200},
+               "value": 1.0} for i in range(200)]
+    huge = {"name": "huge", "kind": "gauge", "description": "", "tags": {"t": "y" * 5000}, "value": 1.0}
+    limit = 4096
+    parts = list(um._batches(series[:100] + [huge] + series[100:], limit))
+    assert [e for p in parts for e in p] == series  # order kept, only the oversize one dropped
+    for p in parts:
+        header = json.dumps({"op": "metrics", "metrics": p}, separators=(",", ":"))
+        assert len(header) <= limit, len(header)
+    assert all(len(p) <= um.SERIES_PER_FRAME for p in parts)

@@ -74,6 +74,7 @@ class Client:
             self.conn.close()
             raise
         self.conn.max_payload_bytes = int(self.info.get("max_payload_bytes") or self.conn.max_payload_bytes)
+        self.conn.max_header_bytes = int(self.info.get("max_header_bytes") or self.conn.max_header_bytes)
         self.node_id: str = self.info.get("node_id", "")
         self.node_ip: str = self.info.get("node_ip", "127.0.0.1")
         self.job_id: str = self.info.get("job_id") or "01000000"

@@ -122,6 +122,7 @@ class Connection:
         # The daemon's frame limit, learned from the hello reply: checked before sending so
         # an oversize argument fails here with a clear error instead of losing the link.
         self.max_payload_bytes = framing.MAX_PAYLOAD_BYTES
+        self.max_header_bytes = framing.MAX_HEADER_BYTES
         self.spin = SpinPolicy(budget_from_env())  # only the read role's holder uses it
         self._frames = FrameBuffer(self._sock)  # only the read role's holder touches it
         self._idle_reader = threading.Thread(target=self._idle_loop, name="beam-reader", daemon=True)

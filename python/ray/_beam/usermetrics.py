@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import bisect
+import json
 import logging
 import threading
 import time
@@ -21,6 +22,9 @@ logger = logging.getLogger("ray")
 
 FLUSH_INTERVAL_S = 2.0
 SERIES_PER_FRAME = 1000  # the daemon takes at most 2000 per frame
+# Share of the daemon's header limit a metrics frame may fill: a frame over the limit would
+# cost this process its connection, so batches are cut by their encoded size.
+HEADER_SHARE = 0.9
 
 _lock = threading.Lock()
 _series: Dict[Tuple, dict] = {}
@@ -100,9 +104,31 @@ def flush() -> None:
     with _lock:
         batch = [dict(_series[k]) for k in _changed]
         _changed.clear()
-    for i in range(0, len(batch), SERIES_PER_FRAME):
+    limit = int(getattr(c.conn, "max_header_bytes", 1 << 20) * HEADER_SHARE)
+    for part in _batches(batch, limit):
         try:
-            c.conn.send("metrics", {"metrics": batch[i:i + SERIES_PER_FRAME]})
+            c.conn.send("metrics", {"metrics": part})
         except (ConnectionError, OSError, ValueError) as e:  # the link is gone: nothing to report to
             logger.debug("beam: metrics not sent: %s", e)
             return
+
+
+def _batches(batch: List[dict], limit: int):
+    """Runs of at most SERIES_PER_FRAME series whose JSON fits in ``limit`` bytes; a single
+    series too big for any frame is dropped with a warning (it could never be delivered)."""
+    part: List[dict] = []
+    size = 64  # the header's own fields
+    for e in batch:
+        n = len(json.dumps(e, separators=(",", ":"))) + 1
+        if n + 64 > limit:
+            logger.warning("beam: metric %r with tags %r is too large to report (%d bytes, "
+                           "limit %d): use fewer or shorter tags or boundaries", e.get("name"),
+                           e.get("tags"), n, limit)
+            continue
+        if part and (size + n > limit or len(part) >= SERIES_PER_FRAME):
+            yield part
+            part, size = [], 64
+        part.append(e)
+        size += n
+    if part:
+        yield part

@@ -99,6 +99,7 @@ final class DaemonClient implements AutoCloseable {
         if (!(FrameCodec.json().readTree(f.payload()) instanceof ObjectNode body)) {
             throw new IOException("the daemon's reply body is not a JSON object");
         }
+        h.remove("body"); // how the reply travelled, not part of it
         body.fieldNames().forEachRemaining(n -> h.set(n, body.get(n)));
         return h;
     }

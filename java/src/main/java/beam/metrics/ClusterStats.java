@@ -70,7 +70,7 @@ final class ClusterStats {
 
     private static void groups(List<MetricSnapshot> out, ObjectNode s) {
         Map<String, Integer> byState = new LinkedHashMap<>();
-        for (String st : List.of("PENDING", "CREATED", "RESCHEDULING", "REMOVED")) byState.put(st, 0);
+        for (String st : List.of("PENDING", "CREATED", "RESCHEDULING")) byState.put(st, 0);
         Map<Labels, Double> waiting = NodeMetrics.points();
         for (JsonNode g : s.path("placement_groups")) {
             String st = g.path("state").asText();
