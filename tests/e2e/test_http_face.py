@@ -12,7 +12,8 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import node_json, read_line_with, spawn_driver, finish
+# at import, while `conftest` is this folder's (tests/vllm has one of the same name)
+from conftest import Clusters, finish, node_json, ray_cli, read_line_with, run_driver, spawn_driver
 
 PORTS = ["--dashboard-port", "0", "--dashboard-agent-listen-port", "0", "--metrics-export-port", "0"]
 
@@ -91,7 +92,6 @@ def samples(families, name, **labels):
 
 @pytest.fixture(scope="module")
 def head(tmp_path_factory):
-    from conftest import Clusters
     c = Clusters(tmp_path_factory)
     base = c.start("--num-gpus", "2", "--num-cpus", "4", *PORTS)
     deadline = time.monotonic() + 20
@@ -213,7 +213,6 @@ def test_beyond_loopback_the_token_is_required_and_never_shown(clusters):
 
 def test_a_bad_port_is_refused_and_a_busy_one_named_while_the_others_serve(clusters):
     import socket
-    from conftest import ray_cli
     bad = ray_cli(["start", "--head", "--port", "0", "--temp-dir", clusters.new_dir(),
                    "--dashboard-port", "70000"])
     assert bad.returncode != 0 and "--dashboard-port must be in 0..65535" in bad.stderr, bad
@@ -244,7 +243,6 @@ def test_include_dashboard_false_leaves_only_the_dashboard_port_closed(clusters)
 
 
 def test_an_actors_last_counts_are_sent_as_it_exits_and_stay(head):
-    from conftest import run_driver
     done = run_driver(head["base"], """
         import sys, ray
         from ray.util import metrics

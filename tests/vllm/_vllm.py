@@ -112,3 +112,42 @@ def client(host, *args, timeout=60):
         raise AssertionError(f"vllm_client {' '.join(args)} on {host} failed "
                              f"({done.returncode}): {done.stderr[-3000:]}")
     return json.loads(done.stdout)
+
+
+SHM_DIR = "/dev/shm"
+
+
+def shm_names():
+    try:
+        return set(os.listdir(SHM_DIR))
+    except OSError:
+        return set()
+
+
+def remove_orphaned_shm(also=frozenset()):
+    """Delete this user's shared-memory segments that no live process maps: vLLM CPU's
+    (`<port>-tp:0-[0-1]-cpushm_<rank>`) whatever their age, and the names in ``also`` (those
+    a test made: its message queues' `psm_*`). A killed host's workers cannot unlink theirs,
+    and every "host" of these tests shares this machine's /dev/shm: the memory stays taken,
+    and a later run whose distributed port repeats a name fails with `create shm in
+    SHMManager failed. errno: 17` (EEXIST). On real hosts each node has its own /dev/shm."""
+    names = [n for n in shm_names() if "-cpushm_" in n or n in also]
+    if not names:
+        return []
+    mapped = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{pid}/maps") as f:
+                for line in f:
+                    if SHM_DIR + "/" in line:
+                        mapped.add(line.rsplit(SHM_DIR + "/", 1)[1].split(" (deleted)")[0].strip())
+    removed = []
+    for n in names:
+        path = os.path.join(SHM_DIR, n)
+        with contextlib.suppress(FileNotFoundError):
+            if n not in mapped and os.stat(path).st_uid == os.geteuid():
+                os.unlink(path)
+                removed.append(n)
+    return removed

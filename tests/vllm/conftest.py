@@ -31,3 +31,12 @@ def model_dir(tmp_path_factory):
 def mp_tokens(vllm_venv, model_dir):
     """Greedy tokens of vllm_generate.py's prompts, TP=2 on vLLM's mp executor (no Ray)."""
     return _vllm.run_mp(model_dir)
+
+
+@pytest.fixture(autouse=True)
+def no_stale_cpu_shm():
+    """Each test starts without the shared memory a killed host left behind (_vllm's doc)."""
+    _vllm.remove_orphaned_shm()
+    before = _vllm.shm_names()
+    yield
+    _vllm.remove_orphaned_shm(also=_vllm.shm_names() - before)

@@ -50,7 +50,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
     public Integer call() {
         try {
             String ok = address != null ? checkHead(address) : checkLocal();
-            System.out.println("beam: healthy: " + ok);
+            System.err.println("beam: healthy: " + ok); // stdout stays empty, as Ray's
             return 0;
         } catch (IOException e) {
             System.err.println("beam: unhealthy: " + e.getMessage());
@@ -83,8 +83,8 @@ public final class HealthCheckCommand implements Callable<Integer> {
         } catch (java.net.SocketTimeoutException e) {
             throw new IOException("the head at " + address + " did not answer within " + CONNECT_TIMEOUT_MILLIS / 1000 + " s");
         } catch (IOException e) {
-            if (e.getMessage() != null && e.getMessage().startsWith("the head")) throw e;
-            throw new IOException("cannot reach the head at " + address + ": " + e.getMessage());
+            if (e.getMessage() != null && e.getMessage().startsWith("something answers")) throw e; // ours, from above
+            throw new IOException("nothing answers at " + address + " (" + e.getMessage() + "): is the head up, and its port reachable from here?");
         }
     }
 
