@@ -102,12 +102,17 @@ def _only_child(pid):
         return int(f.read().split()[0])
 
 
+def _start_as_pid_1(base, cpus):
+    """`ray start --head --block` as PID 1 of a new PID namespace, as in a container."""
+    return subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", RAY_BIN, "start", "--head", "--block",
+                             "--port", "0", "--num-cpus", str(cpus), "--num-gpus", "0", "--temp-dir", base],
+                            env=beam_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root for a PID namespace (unshare)")
 def test_as_pid_1_it_reaps_orphans_and_passes_sigterm_on(clusters):
     base = clusters.new_dir()
-    init = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", RAY_BIN, "start", "--head", "--block",
-                             "--port", "0", "--num-cpus", "2", "--num-gpus", "0", "--temp-dir", base],
-                            env=beam_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    init = _start_as_pid_1(base, cpus=2)
     try:
         read_line_with(init, "beam runtime started", timeout=60)
         pid1 = _only_child(init.pid)  # the `ray` script, PID 1 inside
@@ -127,9 +132,7 @@ def test_as_pid_1_it_reaps_orphans_and_passes_sigterm_on(clusters):
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root for a PID namespace (unshare)")
 def test_as_pid_1_a_daemon_killed_otherwise_ends_the_container_non_zero_at_once(clusters):
     base = clusters.new_dir()
-    init = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", RAY_BIN, "start", "--head", "--block",
-                             "--port", "0", "--num-cpus", "1", "--num-gpus", "0", "--temp-dir", base],
-                            env=beam_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    init = _start_as_pid_1(base, cpus=1)
     try:
         read_line_with(init, "beam runtime started", timeout=60)
         java = _only_child(_only_child(init.pid))  # PID 1's child: the daemon (the OOM killer's pick, say)
