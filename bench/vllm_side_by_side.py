@@ -2,6 +2,7 @@
 executor on real Ray 2.58, and vLLM's own multi-node mp executor (no Ray at all).
 
     sudo python3 bench/vllm_side_by_side.py [--repeat N] [--only beam,ray,mp] [--cut-wait 60]
+        [--beam-start "--node-timeout-ms 500 ..."] [--out FILE]
 
 Needs root (network namespaces: host 2's link is cut), .bench/vllm-venv
 (tools/setup_vllm_venv.sh) and .bench/vllm-ray-venv (tools/setup_vllm_ray_venv.sh). For
@@ -72,15 +73,16 @@ def run_ok(host, argv, env, cmds, timeout=120):
                            f"{(done.stdout + done.stderr)[-3000:]}")
 
 
-def start_cluster(system, hosts, cmds):
+def start_cluster(system, hosts, cmds, beam_flags=()):
     """Starts ``system``'s cluster on ``hosts``; returns the driver's extra environment."""
     bin_ = lambda s: os.path.join(ROOT, VENVS[s], "bin")  # noqa: E731
     if system == "beam":
         ray = os.path.join(bin_("beam"), "ray")
-        cluster = _cluster.TwoHosts("netns", ray, START, host_env, hosts=hosts)
-        cmds += [f"ray start --head --port 6379 --temp-dir {hosts[0].temp_dir} {' '.join(START)}",
+        start = [*START, *beam_flags]
+        cluster = _cluster.TwoHosts("netns", ray, start, host_env, hosts=hosts)
+        cmds += [f"ray start --head --port 6379 --temp-dir {hosts[0].temp_dir} {' '.join(start)}",
                  f"RAY_AUTH_TOKEN=$(cat {hosts[0].temp_dir}/session_latest/auth_token) ray start "
-                 f"--address {cluster.address} --temp-dir {hosts[1].temp_dir} {' '.join(START)}"]
+                 f"--address {cluster.address} --temp-dir {hosts[1].temp_dir} {' '.join(start)}"]
         return {"RAY_TMPDIR": hosts[0].temp_dir}
     if system == "ray":
         ray = os.path.join(bin_("ray"), "ray")
@@ -105,7 +107,7 @@ def one_run(system, args, model_dir, index):
     log = open(os.path.join(LOGS, f"{system}-{index}.log"), "w")
     try:
         t0 = time.perf_counter()
-        extra_env = start_cluster(system, hosts, cmds)
+        extra_env = start_cluster(system, hosts, cmds, args.beam_start.split())
         run["cluster_start_s"] = time.perf_counter() - t0 if system != "mp" else 0.0
         argv = [python, "-u", DRIVER, "--backend", "ray" if system != "mp" else "mp",
                 "--model-dir", model_dir]
@@ -156,6 +158,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--cut-wait", type=int, default=60)
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--beam-start", default="", metavar="FLAGS",
+                    help="more `ray start` flags for beam's two daemons, e.g. a shorter node "
+                         "timeout: '--heartbeat-period-ms 100 --node-timeout-ms 500'")
     args = ap.parse_args()
     systems = args.only.split(",")
     if _cluster.netns.unavailable_reason():
