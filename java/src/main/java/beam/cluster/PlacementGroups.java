@@ -11,16 +11,23 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The placement group directory: creation, placement, removal and the table views.
- * Guarded by the owning {@link Cluster}'s lock: every entry point is either called from a
- * synchronized Cluster method or synchronizes on the cluster itself.
+ * The placement group directory: creation, placement, removal, the table views, and every
+ * transition of a group's {@link PlacementGroup.State}:
+ * <pre>
+ *   PENDING --all bundles fit at once--> CREATED --a node with bundles is lost--> RESCHEDULING
+ *      |                                  |  ^--------the lost bundles fit again-------+
+ *      +----removed, or its owner gone----+------------> REMOVED <---------------------+
+ * </pre>
+ * A PENDING group is retried whenever resources are freed or a node joins, and tells its
+ * watchers why it waits: at once, then every 10 s. RESCHEDULING keeps the surviving bundles
+ * and places the lost ones again, as Ray does; watchers heard pg_ready already. REMOVED is
+ * final: the actors inside are killed and the reservations return. Guarded by the owning
+ * {@link Cluster}'s lock: every entry point is called from a synchronized Cluster method or
+ * synchronizes on the cluster itself.
  */
 public final class PlacementGroups {
     static final long WARN_EVERY_NANOS = 10_000_000_000L;
-    /**
-     * Removed groups kept for placement_group_table (state REMOVED), as Ray keeps them; older
-     * ones are dropped. They are not in {@code status}, whose size follows the live cluster.
-     */
+    /** Removed groups kept for placement_group_table, as Ray keeps them (not in {@code status}). */
     static final int MAX_REMOVED = 10_000;
 
     private final Cluster cluster;
@@ -41,16 +48,7 @@ public final class PlacementGroups {
                        boolean detached) throws RequestException {
         synchronized (cluster) {
             if (groups.containsKey(id)) throw RequestException.value("placement group id " + id + " is already in use");
-            if (!Placement.STRATEGIES.contains(strategy)) {
-                throw RequestException.value("Invalid placement group strategy " + strategy + ". Supported strategies are: "
-                        + Placement.STRATEGIES);
-            }
-            if (bundles.isEmpty()) throw RequestException.value("placement group bundles must be a non-empty list");
-            for (int i = 0; i < bundles.size(); i++) {
-                if (bundles.get(i).isEmpty()) {
-                    throw RequestException.value("bundle " + i + " is empty: every bundle needs at least one resource > 0");
-                }
-            }
+            GroupRules.check(strategy, bundles);
             PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, owner, detached);
             g.watchers.add(owner);
             groups.put(id, g);

@@ -40,7 +40,7 @@ public final class Resources {
             }
             double v = e.getValue().asDouble();
             if (v < 0 || Double.isNaN(v) || Double.isInfinite(v)) {
-                throw new IllegalArgumentException(what + ": amount of '" + e.getKey() + "' must be >= 0, got " + v);
+                throw new IllegalArgumentException(what + ": amount of '" + e.getKey() + "' must be non-negative (>= 0), got " + v);
             }
             long u = toUnits(v);
             if (v > 0 && u == 0) {

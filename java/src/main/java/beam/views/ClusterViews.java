@@ -11,6 +11,7 @@ import beam.codec.FrameCodec;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
 
 /**
  * Read-only JSON views of the cluster in Ray's shapes (tests/golden/ray-2.58-shapes.json):
@@ -18,12 +19,22 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * shows. Each view is taken under the cluster lock, in one piece.
  */
 public final class ClusterViews {
+    /**
+     * The keys of a {@code ray.nodes()} entry in Ray 2.58, in Ray's order: the first keys of
+     * every node row. The rest are beam's; the reply names these ({@code ray_node_keys}) so
+     * that the Python shim keeps them without a list of its own.
+     */
+    public static final List<String> RAY_NODE_KEYS = List.of(
+            "NodeID", "Alive", "NodeManagerAddress", "NodeManagerHostname", "NodeManagerPort",
+            "ObjectManagerPort", "ObjectStoreSocketName", "RayletSocketName", "MetricsExportPort",
+            "MetricsAgentPort", "DashboardAgentListenPort", "NodeName", "RuntimeEnvAgentPort",
+            "DeathReason", "DeathReasonMessage", "alive", "Resources", "Labels");
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private ClusterViews() {
     }
 
-    /** The {@code cluster_state} view: every node, the live nodes' totals, the namespace. */
+    /** The {@code cluster_state} view: every node, the live nodes' totals, the namespace, Ray's node keys. */
     public static ObjectNode state(Cluster cluster) {
         synchronized (cluster) {
             ObjectNode s = F.objectNode();
@@ -40,6 +51,8 @@ public final class ClusterViews {
             s.set("total", total.toJson());
             s.set("available", available.toJson());
             s.put("namespace", cluster.namespace());
+            ArrayNode keys = s.putArray("ray_node_keys");
+            RAY_NODE_KEYS.forEach(keys::add);
             return s;
         }
     }
