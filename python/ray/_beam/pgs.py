@@ -21,6 +21,7 @@ from ray.exceptions import RaySystemError, TaskPlacementGroupRemoved
 
 logger = logging.getLogger("ray")
 
+# The daemon checks the same (beam.cluster.GroupRules); tests/golden/pg_checks.json binds the two.
 VALID_STRATEGIES = {"PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"}
 _EXAMPLE = "For example: `[{'CPU': 1.0}, {'GPU': 1.0}]`."
 
@@ -79,7 +80,8 @@ PlacementGroup.__module__ = "ray.util.placement_group"
 
 
 def validate(bundles, strategy: str, lifetime) -> List[Dict[str, float]]:
-    """Ray's checks on placement_group() arguments; returns the bundles with float amounts."""
+    """Ray's checks on placement_group() arguments, made before the cluster is touched as Ray
+    makes them; returns the bundles with float amounts."""
     if not isinstance(bundles, list):
         raise ValueError(f"Placement group bundles must be a list, got {type(bundles)}.")
     if len(bundles) == 0:

@@ -17,25 +17,18 @@ def _floats(resources: Optional[dict]) -> Dict[str, float]:
     return {k: float(v) for k, v in (resources or {}).items()}
 
 
-# The keys of a ray.nodes() entry in Ray 2.58, in Ray's order; daemon extras are dropped.
-RAY_NODE_KEYS = (
-    "NodeID", "Alive", "NodeManagerAddress", "NodeManagerHostname", "NodeManagerPort",
-    "ObjectManagerPort", "ObjectStoreSocketName", "RayletSocketName", "MetricsExportPort",
-    "MetricsAgentPort", "DashboardAgentListenPort", "NodeName", "RuntimeEnvAgentPort",
-    "DeathReason", "DeathReasonMessage", "alive", "Resources", "Labels",
-)
-
-
 def cluster_state() -> dict:
     return client.ensure().request("cluster_state", {})
 
 
 def nodes() -> List[dict]:
+    """Ray's node dicts: the keys the daemon names as Ray's (``ray_node_keys``), extras dropped."""
+    state = cluster_state()
+    keys = state.get("ray_node_keys") or []
     out = []
-    for node in cluster_state().get("nodes") or []:
+    for node in state.get("nodes") or []:
         node = dict(node, Resources=_floats(node.get("Resources")))
-        node.setdefault("alive", node.get("Alive", True))
-        out.append({k: node[k] for k in RAY_NODE_KEYS if k in node})
+        out.append({k: node[k] for k in keys if k in node})
     return out
 
 

@@ -1,12 +1,13 @@
 package beam.cluster;
 
 import beam.codec.Frame;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,13 +17,17 @@ import java.util.Map;
  * the head's memory stays flat however many actors come and go. Guarded by the
  * {@link Cluster} lock.
  */
-final class ActorHistory {
+public final class ActorHistory {
     static final int MAX_DEATHS = 100;
     /** Actors whose output tail is kept (the least recently written one is dropped first). */
     static final int MAX_TAILS = 512;
     static final int TAIL_BYTES = 8 * 1024;
 
-    private final ArrayDeque<ObjectNode> deaths = new ArrayDeque<>();
+    /** An actor as it was when it died, and when that was. */
+    public record Death(ActorSnapshot actor, long endTimeMillis) {
+    }
+
+    private final ArrayDeque<Death> deaths = new ArrayDeque<>();
     private final LinkedHashMap<String, ArrayDeque<byte[]>> tails = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, ArrayDeque<byte[]>> eldest) {
@@ -33,25 +38,24 @@ final class ActorHistory {
     private final LinkedHashMap<String, Long> deathsByClass = new LinkedHashMap<>();
     static final int MAX_CLASSES = 1_000;
 
-    /** Records {@code actor}'s death, already marked DEAD with its message. */
-    void died(ActorRecord actor, ObjectNode view) {
-        view.put("end_time_ms", System.currentTimeMillis());
-        deaths.addLast(view);
+    /** Records the death of an actor already marked DEAD with its message. */
+    void died(ActorSnapshot actor) {
+        deaths.addLast(new Death(actor, System.currentTimeMillis()));
         if (deaths.size() > MAX_DEATHS) deaths.removeFirst();
-        String key = deathsByClass.containsKey(actor.className) || deathsByClass.size() < MAX_CLASSES
-                ? actor.className : "(other)";
+        String key = deathsByClass.containsKey(actor.className()) || deathsByClass.size() < MAX_CLASSES
+                ? actor.className() : "(other)";
         deathsByClass.merge(key, 1L, Long::sum);
     }
 
-    ObjectNode deathsByClass() {
-        ObjectNode out = JsonNodeFactory.instance.objectNode();
-        deathsByClass.forEach(out::put);
-        return out;
+    /** Deaths ever, per actor class, in the order the classes first died. */
+    Map<String, Long> deathsByClass() {
+        return new LinkedHashMap<>(deathsByClass);
     }
 
-    ArrayNode deaths() {
-        ArrayNode out = JsonNodeFactory.instance.arrayNode();
-        deaths.descendingIterator().forEachRemaining(d -> out.add(d.deepCopy()));
+    /** The most recent deaths, newest first. */
+    List<Death> deaths() {
+        List<Death> out = new ArrayList<>(deaths);
+        Collections.reverse(out);
         return out;
     }
 
@@ -65,7 +69,7 @@ final class ActorHistory {
                 : new String(text, StandardCharsets.UTF_8).replaceAll("(?m)^(?=.)", "[err] ").getBytes(StandardCharsets.UTF_8);
         ArrayDeque<byte[]> chunks = tails.computeIfAbsent(actorId, k -> new ArrayDeque<>());
         chunks.addLast(tagged.length > TAIL_BYTES
-                ? java.util.Arrays.copyOfRange(tagged, tagged.length - TAIL_BYTES, tagged.length) : tagged);
+                ? Arrays.copyOfRange(tagged, tagged.length - TAIL_BYTES, tagged.length) : tagged);
         long total = 0;
         for (byte[] c : chunks) total += c.length;
         while (total > TAIL_BYTES && chunks.size() > 1) total -= chunks.removeFirst().length;
@@ -80,6 +84,6 @@ final class ActorHistory {
         String[] split = all.toString().split("\n", -1);
         int end = split.length > 0 && split[split.length - 1].isEmpty() ? split.length - 1 : split.length;
         int start = Math.max(0, end - lines);
-        return String.join("\n", java.util.Arrays.asList(split).subList(start, end)) + (end > start ? "\n" : "");
+        return String.join("\n", Arrays.asList(split).subList(start, end)) + (end > start ? "\n" : "");
     }
 }

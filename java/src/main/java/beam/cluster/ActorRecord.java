@@ -1,7 +1,6 @@
 package beam.cluster;
 
 import beam.codec.Frame;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,19 +9,8 @@ import java.util.Map;
 /**
  * Everything the daemon knows about one actor.
  *
- * <p>State machine (all transitions under the {@link Cluster} lock):
- * <pre>
- *   PENDING  --resources found-->  STARTING  --worker says actor_ready-->  ALIVE
- *      |                              |                                     |
- *      +------------------------------+---> DEAD <--------------------------+
- * </pre>
- * PENDING: waiting for room (its placement group not placed yet, or its bundle or node
- * full). STARTING: resources held, worker process launched, constructor not yet done.
- * Calls that arrive before ALIVE wait in {@link #queued} in arrival order and are sent
- * when the actor becomes ALIVE. DEAD is final: the constructor raised, the process exited,
- * it was killed, its owner went away, its placement group was removed or its node was
- * lost. Entering DEAD fails every queued and in-flight call with {@link #deathMessage};
- * resources are returned once the process is gone.
+ * <p>Its {@link State} machine is drawn once, on {@link ActorLifecycle}, which makes every
+ * transition but the start ({@link Scheduler}). Fields are guarded by the {@link Cluster} lock.
  */
 public final class ActorRecord {
     public enum State { PENDING, STARTING, ALIVE, DEAD }
@@ -49,7 +37,6 @@ public final class ActorRecord {
     Client worker;
     long pid;
     boolean processGone;
-    String killReason;
     String deathMessage;
     final ArrayDeque<Call> queued = new ArrayDeque<>();
     final LinkedHashMap<String, Client> inFlight = new LinkedHashMap<>();
@@ -107,6 +94,12 @@ public final class ActorRecord {
 
     public int bundleIndex() {
         return bundle == null ? -1 : bundle.index;
+    }
+
+    /** This actor as it is now, for views; call with the cluster lock held. */
+    public ActorSnapshot snapshot() {
+        return new ActorSnapshot(id, className, name, state, pid, nodeId(), nodeIp(), deviceIds, groupId(), bundleIndex(),
+                options.request(), state == State.DEAD ? deathMessage : null, owner.jobId(), namespace, options.detached());
     }
 
     /** The create_actor payload: cloudpickle of (cls, args, kwargs), opaque here. */

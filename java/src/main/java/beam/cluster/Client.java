@@ -1,11 +1,45 @@
 package beam.cluster;
 
 import beam.codec.Frame;
+import beam.node.ProcessContext;
 
-/** A connected driver or actor worker, as the cluster state sees it: somewhere to push frames. */
+/**
+ * A connected driver or actor worker, as the cluster state sees it: what it is told, in the
+ * domain's terms. The dispatch layer turns each event into its frame (docs/PROTOCOL.md).
+ * Every event is a non-blocking write, or queued; none blocks, and one for a client that is
+ * gone is dropped.
+ *
+ * <p>Frames that pass through the head untouched (a caller's call, a worker's result, an
+ * actor's output) are carried as the {@link Frame} they arrived in: the daemon never reads
+ * their payload.
+ */
 public interface Client {
-    /** Sends a frame to this client (a non-blocking write, or queued); never blocks, dropped if the client is gone. */
-    void push(Frame frame);
+    /** A worker's actor is to run this call; {@code call} is the caller's frame, forwarded when it can be. */
+    void runCall(String oid, String method, Frame call);
+
+    /** The result of a call this client made, as its actor's worker sent it. */
+    void callResult(Frame result);
+
+    /** A call this client made failed because its actor is dead ({@code deathMessage} says why). */
+    void actorDied(String oid, String deathMessage);
+
+    /** A call this client made names no actor this cluster knows of. */
+    void noSuchActor(String oid, String message);
+
+    /** Output of an actor this client owns. */
+    void actorLog(Frame log);
+
+    /** Something the user should know that is not an error (an actor that cannot be placed yet). */
+    void warning(String message);
+
+    /** A placement group this client watches is placed. */
+    void groupReady(String groupId);
+
+    /** A placement group this client watches is removed. */
+    void groupRemoved(String groupId);
+
+    /** A placement group this client watches still waits, for the reason in {@code message}. */
+    void groupWaiting(String groupId, String message);
 
     /** The job this client belongs to (hex), or "" before hello. */
     String jobId();

@@ -31,6 +31,17 @@ public sealed interface DeathCause {
     record NodeLost(String ip) implements DeathCause {
     }
 
+    /** The text of the {@code ActorDiedError} the callers of {@code actor} get. */
+    static String message(ActorRecord actor, DeathCause cause) {
+        return "The actor died unexpectedly before finishing this task.\n"
+                + "\tclass_name: " + actor.className + "\n"
+                + "\tactor_id: " + actor.id + "\n"
+                + "\tpid: " + (actor.pid > 0 ? actor.pid : "(not started)") + "\n"
+                + "\tnamespace: " + actor.namespace + "\n"
+                + "\tip: " + (actor.node != null ? actor.node.ip : "(not placed)") + "\n"
+                + "The actor is dead because " + describe(cause);
+    }
+
     static String describe(DeathCause cause) {
         return switch (cause) {
             case Killed k -> "it was killed by `ray.kill`.";

@@ -1,6 +1,7 @@
 package beam.cluster;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -21,7 +22,7 @@ public final class DeviceSlots {
         return s;
     }
 
-    public static DeviceSlots whole(java.util.List<String> ids) {
+    public static DeviceSlots whole(List<String> ids) {
         DeviceSlots s = new DeviceSlots();
         for (String id : ids) s.free.put(id, Resources.UNIT);
         return s;

@@ -1,14 +1,23 @@
 package beam.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One member of the cluster and its resources.
  *
- * <p>Membership state machine: ALIVE from registration until the node leaves or is lost,
- * then DEAD for good (a node that comes back registers as a new node with a new id). Its
- * resources leave the cluster totals when it dies. Fields are guarded by the
- * {@link Cluster} lock.
+ * <p>Membership state machine:
+ * <pre>
+ *   ALIVE --leaves, or its link is lost (Cluster.onNodeLost)--> DEAD
+ * </pre>
+ * ALIVE from registration ({@link Cluster#addNode}); DEAD is final: a node that comes back
+ * registers as a new node with a new id. Its resources leave the cluster totals when it
+ * dies. Fields are guarded by the {@link Cluster} lock; so are the accessors of the ones that
+ * change.
  */
 public final class Node {
     final String id;
@@ -18,7 +27,7 @@ public final class Node {
     final Resources total;
     final Resources available;
     /** Device ids of each accelerator resource, their kind (vendor) and model. */
-    final java.util.Map<String, NodeAccelerator> accelerators;
+    final Map<String, NodeAccelerator> accelerators;
     final NodeDevices devices;
     final List<String> gpuIds;
     final NodeLink link;
@@ -28,18 +37,17 @@ public final class Node {
     /** Last heartbeat round trip to this node's daemon, or -1 (the head's own node, or none yet). */
     long rttMicros = -1;
     /** What the node reported about itself (versions, interfaces, GPUs, probe port). */
-    com.fasterxml.jackson.databind.node.ObjectNode facts =
-            com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    ObjectNode facts = JsonNodeFactory.instance.objectNode();
 
     public Node(String id, String ip, String hostname, boolean head, Resources total,
-                java.util.Map<String, NodeAccelerator> accelerators, NodeLink link) {
+                Map<String, NodeAccelerator> accelerators, NodeLink link) {
         this.id = id;
         this.ip = ip;
         this.hostname = hostname;
         this.head = head;
         this.total = total;
         this.available = total.copy();
-        this.accelerators = java.util.Map.copyOf(accelerators);
+        this.accelerators = Map.copyOf(accelerators);
         this.gpuIds = NodeAccelerator.gpuIds(accelerators);
         this.devices = NodeDevices.whole(accelerators);
         this.link = link;
@@ -53,7 +61,57 @@ public final class Node {
         return ip;
     }
 
-    public Node withFacts(com.fasterxml.jackson.databind.node.ObjectNode facts) {
+    public String hostname() {
+        return hostname;
+    }
+
+    public boolean isHead() {
+        return head;
+    }
+
+    public boolean alive() {
+        return alive;
+    }
+
+    public String deathReason() {
+        return deathReason;
+    }
+
+    public Resources total() {
+        return total;
+    }
+
+    public Resources available() {
+        return available;
+    }
+
+    public Map<String, NodeAccelerator> accelerators() {
+        return accelerators;
+    }
+
+    public List<String> gpuIds() {
+        return gpuIds;
+    }
+
+    public long startedMillis() {
+        return startedMillis;
+    }
+
+    public long rttMicros() {
+        return rttMicros;
+    }
+
+    /** What the node reported about itself; a live object: read it with the cluster lock held. */
+    public ObjectNode facts() {
+        return facts;
+    }
+
+    /** Asks this node to connect to each target {@code {node_id, ip, port}} (see {@link NodeLink#probe}). */
+    public CompletableFuture<JsonNode> probe(JsonNode targets) {
+        return link.probe(targets);
+    }
+
+    public Node withFacts(ObjectNode facts) {
         this.facts = facts;
         return this;
     }

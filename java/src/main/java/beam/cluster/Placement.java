@@ -19,8 +19,6 @@ import java.util.Set;
  * Nodes are tried in the order given (the caller puts the head first).
  */
 final class Placement {
-    static final List<String> STRATEGIES = List.of("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD");
-
     private Placement() {
     }
 

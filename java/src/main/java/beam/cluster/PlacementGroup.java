@@ -6,15 +6,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A placement group and its bundles.
- *
- * <p>State machine (under the {@link Cluster} lock): PENDING until every bundle fits at
- * once, then CREATED (all bundles reserved, watchers get {@code pg_ready}); REMOVED when the
- * owner removes it or goes away (actors inside are killed, reservations returned). A PENDING
- * group is retried whenever resources are freed or a node joins, and tells its watchers why
- * it waits: at once, and every 10 s while it keeps waiting. When a node dies, a CREATED
- * group with bundles there goes to RESCHEDULING (as in Ray): the surviving bundles stay,
- * the lost ones are placed again when capacity allows, and it is CREATED again.
+ * A placement group and its bundles. Its {@link State} machine is drawn once, on
+ * {@link PlacementGroups}, which makes every transition; fields are guarded by the
+ * {@link Cluster} lock.
  */
 final class PlacementGroup {
     enum State { PENDING, CREATED, RESCHEDULING, REMOVED }

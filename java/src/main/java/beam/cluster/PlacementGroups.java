@@ -1,24 +1,33 @@
 package beam.cluster;
 
-import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The placement group directory: creation, placement, removal and the table views.
- * Guarded by the owning {@link Cluster}'s lock: every entry point is either called from a
- * synchronized Cluster method or synchronizes on the cluster itself.
+ * The placement group directory: creation, placement, removal, the table views, and every
+ * transition of a group's {@link PlacementGroup.State}:
+ * <pre>
+ *   PENDING --all bundles fit at once--> CREATED --a node with bundles is lost--> RESCHEDULING
+ *      |                                  |  ^--------the lost bundles fit again-------+
+ *      +----removed, or its owner gone----+------------> REMOVED <---------------------+
+ * </pre>
+ * A PENDING group is retried whenever resources are freed or a node joins, and tells its
+ * watchers why it waits: at once, then every 10 s. RESCHEDULING keeps the surviving bundles
+ * and places the lost ones again, as Ray does; watchers heard pg_ready already. REMOVED is
+ * final: the actors inside are killed and the reservations return. Guarded by the owning
+ * {@link Cluster}'s lock: every entry point is called from a synchronized Cluster method or
+ * synchronizes on the cluster itself.
  */
 public final class PlacementGroups {
     static final long WARN_EVERY_NANOS = 10_000_000_000L;
-    /**
-     * Removed groups kept for placement_group_table (state REMOVED), as Ray keeps them; older
-     * ones are dropped. They are not in {@code status}, whose size follows the live cluster.
-     */
+    /** Removed groups kept for placement_group_table, as Ray keeps them (not in {@code status}). */
     static final int MAX_REMOVED = 10_000;
 
     private final Cluster cluster;
@@ -27,9 +36,9 @@ public final class PlacementGroups {
      * The PENDING and RESCHEDULING groups, which every freeing of resources retries: a set of
      * their own, so that a retry costs the groups that wait, not all 100,000 groups there are.
      */
-    private final java.util.LinkedHashSet<PlacementGroup> waiting = new java.util.LinkedHashSet<>();
+    private final LinkedHashSet<PlacementGroup> waiting = new LinkedHashSet<>();
     /** Ids of the REMOVED groups still in {@link #groups}, oldest removal first. */
-    private final java.util.ArrayDeque<String> removed = new java.util.ArrayDeque<>();
+    private final ArrayDeque<String> removed = new ArrayDeque<>();
 
     PlacementGroups(Cluster cluster) {
         this.cluster = cluster;
@@ -39,16 +48,7 @@ public final class PlacementGroups {
                        boolean detached) throws RequestException {
         synchronized (cluster) {
             if (groups.containsKey(id)) throw RequestException.value("placement group id " + id + " is already in use");
-            if (!Placement.STRATEGIES.contains(strategy)) {
-                throw RequestException.value("Invalid placement group strategy " + strategy + ". Supported strategies are: "
-                        + Placement.STRATEGIES);
-            }
-            if (bundles.isEmpty()) throw RequestException.value("placement group bundles must be a non-empty list");
-            for (int i = 0; i < bundles.size(); i++) {
-                if (bundles.get(i).isEmpty()) {
-                    throw RequestException.value("bundle " + i + " is empty: every bundle needs at least one resource > 0");
-                }
-            }
+            GroupRules.check(strategy, bundles);
             PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, owner, detached);
             g.watchers.add(owner);
             groups.put(id, g);
@@ -57,13 +57,13 @@ public final class PlacementGroups {
         }
     }
 
-    /** Subscribes {@code client} to {@code pg_ready}; pushes it at once if already placed. */
+    /** Subscribes {@code client} to the group being placed; tells it at once if it is placed or removed already. */
     public void watch(Client client, String id) throws RequestException {
         synchronized (cluster) {
             PlacementGroup g = require(id);
             switch (g.state) {
-                case CREATED -> client.push(Frames.pgEvent("pg_ready", id, null));
-                case REMOVED -> client.push(Frames.pgEvent("pg_removed", id, null));
+                case CREATED -> client.groupReady(id);
+                case REMOVED -> client.groupRemoved(id);
                 case PENDING, RESCHEDULING -> g.watchers.add(client);
             }
         }
@@ -82,7 +82,7 @@ public final class PlacementGroups {
         boolean wasCreated = g.state == PlacementGroup.State.CREATED || g.state == PlacementGroup.State.RESCHEDULING;
         g.state = PlacementGroup.State.REMOVED;
         waiting.remove(g);
-        for (Client w : g.watchers) w.push(Frames.pgEvent("pg_removed", g.id, null));
+        for (Client w : g.watchers) w.groupRemoved(g.id);
         g.watchers.clear();
         removed.addLast(g.id);
         while (removed.size() > MAX_REMOVED) groups.remove(removed.pollFirst()); // O(1), in any order of removal
@@ -100,7 +100,7 @@ public final class PlacementGroups {
     }
 
     /** Clients gone (a driver, or every client of a lost node at once): one pass over the groups. */
-    void onOwnersGone(java.util.Set<Client> gone) {
+    void onOwnersGone(Set<Client> gone) {
         for (PlacementGroup g : new ArrayList<>(groups.values())) {
             if (!g.watchers.isEmpty()) g.watchers.removeAll(gone);
             if (gone.contains(g.owner) && !g.detached) removeGroup(g);
@@ -198,7 +198,7 @@ public final class PlacementGroups {
         }
         g.creationLatencyMs = (System.nanoTime() - g.createdNanos) / 1e6;
         g.waitingReason = "";
-        for (Client w : g.watchers) w.push(Frames.pgEvent("pg_ready", g.id, null));
+        for (Client w : g.watchers) w.groupReady(g.id);
         g.watchers.clear();
         cluster.reschedule();
         return true;
@@ -217,7 +217,7 @@ public final class PlacementGroups {
                 : Placement.waitingReason(g.strategy, specs, nodes);
         String message = "Placement group " + (g.name.isEmpty() ? "" : "'" + g.name + "' ") + g.id + " is pending: "
                 + g.waitingReason;
-        for (Client w : g.watchers) w.push(Frames.pgEvent("pg_waiting", g.id, message));
+        for (Client w : g.watchers) w.groupWaiting(g.id, message);
     }
 
     /** Called about once a second: repeats waiting reasons every 10 s. */

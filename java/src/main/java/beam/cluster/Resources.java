@@ -1,8 +1,11 @@
 package beam.cluster;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
@@ -37,7 +40,7 @@ public final class Resources {
             }
             double v = e.getValue().asDouble();
             if (v < 0 || Double.isNaN(v) || Double.isInfinite(v)) {
-                throw new IllegalArgumentException(what + ": amount of '" + e.getKey() + "' must be >= 0, got " + v);
+                throw new IllegalArgumentException(what + ": amount of '" + e.getKey() + "' must be non-negative (>= 0), got " + v);
             }
             long u = toUnits(v);
             if (v > 0 && u == 0) {
@@ -60,7 +63,7 @@ public final class Resources {
     }
 
     public Map<String, Long> asMap() {
-        return java.util.Collections.unmodifiableMap(units);
+        return Collections.unmodifiableMap(units);
     }
 
     public boolean isEmpty() {
@@ -115,7 +118,7 @@ public final class Resources {
     }
 
     /** Writes this bag as a JSON object, the same as {@link #toJson()}, without building a tree. */
-    public void write(com.fasterxml.jackson.core.JsonGenerator g) throws java.io.IOException {
+    public void write(JsonGenerator g) throws IOException {
         g.writeStartObject();
         for (var e : units.entrySet()) g.writeNumberField(e.getKey(), toAmount(e.getValue()));
         g.writeEndObject();

@@ -109,7 +109,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
 
     /** The HTTP face, bound off the start path; its ports go into node.json and the head's node facts. */
     private void startHttp(beam.http.HttpConfig httpConfig) {
-        beam.http.CachedView view = new beam.http.CachedView(cluster::status);
+        beam.http.CachedView view = new beam.http.CachedView(() -> beam.views.ClusterViews.status(cluster));
         java.util.function.Supplier<String> health = () -> stopping.get() ? "the beam daemon is shutting down" : null;
         beam.http.HeadView head = new beam.http.HeadView() {
             @Override

@@ -1,7 +1,7 @@
 package beam.daemon;
 
 import beam.auth.TokenAuth;
-import beam.cluster.ProcessContext;
+import beam.node.ProcessContext;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameException;

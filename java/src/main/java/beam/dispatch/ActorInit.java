@@ -2,6 +2,7 @@ package beam.dispatch;
 
 import beam.cluster.ActorRecord;
 import beam.codec.Frame;
+import beam.codec.FrameCodec;
 import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -20,7 +21,7 @@ final class ActorInit {
         h.put("namespace", actor.namespace());
         h.put("gcs_address", daemon.gcsAddress());
         h.put("session_dir", origin.sessionDir());
-        h.set("accelerator_ids", beam.codec.FrameCodec.json().valueToTree(actor.deviceIds()));
+        h.set("accelerator_ids", FrameCodec.json().valueToTree(actor.deviceIds()));
         h.put("pg_id", actor.groupId());
         h.put("bundle_index", actor.bundleIndex());
         h.set("runtime_env", actor.options().runtimeEnv());

@@ -1,6 +1,9 @@
 package beam.dispatch;
 
 import beam.cluster.Cluster;
+import beam.codec.FrameLimits;
+import beam.metrics.UserMetrics;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** What a client session needs from the daemon that accepted it. */
 public interface DaemonContext {
@@ -18,13 +21,13 @@ public interface DaemonContext {
     String nextJobId();
 
     /** Frame size limits, reported to clients in the hello reply. */
-    beam.codec.FrameLimits limits();
+    FrameLimits limits();
 
     /** What the head node reported about itself (versions, interfaces, GPUs). */
-    com.fasterxml.jackson.databind.node.ObjectNode headFacts();
+    ObjectNode headFacts();
 
     /** The ray.util.metrics values of this node's processes (the {@code metrics} op). */
-    beam.metrics.UserMetrics userMetrics();
+    UserMetrics userMetrics();
 
     /** Starts the daemon's shutdown (after the reply is sent). */
     void requestShutdown();

@@ -1,15 +1,16 @@
 package beam.dispatch;
 
 import beam.cluster.ActorRecord;
-import beam.cluster.Client;
 import beam.cluster.Cluster;
 import beam.cluster.RequestException;
 import beam.cluster.Resources;
 import beam.codec.Frame;
-import beam.cluster.ProcessContext;
+import beam.node.ProcessContext;
 import beam.protocol.Frames;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
+import beam.views.ClusterViews;
+import beam.views.Doctor;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ import java.util.logging.Logger;
  * <p>Two tiers of bad input: a frame that breaks framing ends this connection (and only
  * it); a well-framed request that is wrong gets an error reply and the connection lives.
  */
-public final class Session implements Client {
+public final class Session implements FramedClient {
     public static final int PROTOCOL_VERSION = 1;
     private static final Logger LOG = Logger.getLogger(Session.class.getName());
 
@@ -185,12 +186,8 @@ public final class Session implements Client {
                 out.send(new Frame(Frames.ok(k.rid())));
             }
             case Request.GetActor g -> {
-                ObjectNode info = cluster.actorByName(g.name(), g.namespace() != null ? g.namespace() : namespace);
-                ObjectNode reply = Frames.ok(g.rid());
-                info.fieldNames().forEachRemaining(n -> {
-                    if (!n.equals("op")) reply.set(n, info.get(n));
-                });
-                out.send(new Frame(reply));
+                ActorRecord actor = cluster.actorByName(g.name(), g.namespace() != null ? g.namespace() : namespace);
+                out.send(ActorHandle.reply(g.rid(), actor));
             }
             case Request.PgCreate p -> {
                 cluster.groups().create(this, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
@@ -214,9 +211,9 @@ public final class Session implements Client {
                 cluster.groups().watch(this, p.pgId());
                 out.send(new Frame(Frames.ok(p.rid())));
             }
-            case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), cluster.clusterState()));
-            case Request.Status s -> out.send(Frames.okWithBody(s.rid(), cluster.status()));
-            case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), beam.cluster.Doctor.run(cluster)));
+            case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.state(cluster)));
+            case Request.Status s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.status(cluster)));
+            case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), Doctor.run(cluster)));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));

@@ -12,6 +12,7 @@ import beam.dispatch.FrameSink;
 import beam.dispatch.Origin;
 import beam.dispatch.Session;
 import beam.node.SpawnSpec;
+import beam.views.VersionCheck;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -125,7 +126,7 @@ public final class MemberLink implements NodeLink {
                 h.put("op", "log");
                 cluster.onActorLog(actorId, frame);
             }
-            case "node_versions" -> cluster.onNodeVersions(nodeId, h.path("versions"), daemon.headFacts());
+            case "node_versions" -> VersionCheck.record(cluster, nodeId, h.path("versions"), daemon.headFacts());
             case "probe_result" -> {
                 CompletableFuture<JsonNode> f = probes.get(h.path("probe_id").asLong());
                 if (f != null) f.complete(h.path("results"));

@@ -1,6 +1,8 @@
 package beam.cluster;
 
 import beam.codec.Frame;
+import beam.dispatch.FramedClient;
+import beam.node.ProcessContext;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,7 +33,7 @@ final class FakeNodes {
         }
     }
 
-    static final class RecordingClient implements Client {
+    static final class RecordingClient implements FramedClient {
         final List<Frame> pushed = new ArrayList<>();
 
         @Override

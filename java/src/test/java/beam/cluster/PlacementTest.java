@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.util.Ids;
+import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -130,7 +131,7 @@ class PlacementTest {
         cluster.groups().remove(pg);
         assertThat(link.killed).extracting(ActorRecord::id).containsExactly(actorId);
         cluster.onActorExited(actorId, 137, List.of(), 0);
-        ObjectNode state = cluster.clusterState();
+        ObjectNode state = ClusterViews.state(cluster);
         assertThat(state.get("available").get("GPU").asDouble()).isEqualTo(10.0);
         String oid = Ids.randomHex(28);
         cluster.call(driver, actorId, oid, "m", new Frame(FrameCodec.json().createObjectNode().put("method", "m")));
@@ -148,7 +149,7 @@ class PlacementTest {
         cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"), 1);
         List<String> messages = driver.frames("result").stream().map(f -> f.header().get("message").asText()).toList();
         assertThat(messages).hasSize(3).allSatisfy(m -> assertThat(m).contains("SIGKILL").contains("OOM killer").contains("MemoryError"));
-        assertThat(cluster.clusterState().get("available").get("GPU").asDouble()).isEqualTo(10.0);
+        assertThat(ClusterViews.state(cluster).get("available").get("GPU").asDouble()).isEqualTo(10.0);
     }
 
     private static ActorOptions options(String pg, int bundle, double gpus) {

@@ -12,6 +12,7 @@ import beam.daemon.DaemonConfig;
 import beam.daemon.MemberDaemon;
 import beam.daemon.SessionDir;
 import beam.util.Ids;
+import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.DataInputStream;
@@ -58,7 +59,7 @@ class NodeLinkTest {
     }
 
     private JsonNode node(String ip) {
-        for (JsonNode n : head.cluster().clusterState().get("nodes")) {
+        for (JsonNode n : ClusterViews.state(head.cluster()).get("nodes")) {
             if (n.get("NodeManagerAddress").asText().equals(ip)) return n;
         }
         return null;
@@ -83,7 +84,7 @@ class NodeLinkTest {
             assertThat(n.get("Alive").asBoolean()).isTrue();
             assertThat(n.get("Resources").get("node:127.0.0.2").asDouble()).isEqualTo(1.0);
             assertThat(n.get("Resources").has("node:__internal_head__")).isFalse();
-            assertThat(head.cluster().clusterState().get("total").get("GPU").asDouble()).isEqualTo(4.0);
+            assertThat(ClusterViews.state(head.cluster()).get("total").get("GPU").asDouble()).isEqualTo(4.0);
         } finally {
             member.shutdown();
         }
@@ -108,7 +109,7 @@ class NodeLinkTest {
         JsonNode n = node("127.0.0.5");
         assertThat(n.get("Alive").asBoolean()).isFalse();
         assertThat(n.get("DeathReasonMessage").asText()).contains("left");
-        assertThat(head.cluster().clusterState().get("total").get("GPU").asDouble()).isEqualTo(2.0);
+        assertThat(ClusterViews.state(head.cluster()).get("total").get("GPU").asDouble()).isEqualTo(2.0);
     }
 
     /** A raw TCP peer: reads the challenge, then sends what the test says. */

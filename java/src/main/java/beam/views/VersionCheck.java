@@ -1,7 +1,10 @@
-package beam.cluster;
+package beam.views;
 
+import beam.cluster.Cluster;
+import beam.cluster.Node;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.logging.Logger;
@@ -12,16 +15,30 @@ import java.util.logging.Logger;
  * and NCCL hangs, so each mismatch is a warning in the head's log, in `ray status` and in
  * `ray doctor`. (A different protocol version is refused at join.)
  */
-final class VersionCheck {
+public final class VersionCheck {
     static final List<String> KEYS = List.of("beam", "python", "vllm", "torch", "cloudpickle");
     private static final Logger LOG = Logger.getLogger(VersionCheck.class.getName());
 
     private VersionCheck() {
     }
 
+    /**
+     * A node's Python-side versions arrived (shortly after its join): records them in its
+     * facts with a warning for each that differs from the head's.
+     */
+    public static void record(Cluster cluster, String nodeId, JsonNode versions, ObjectNode headFacts) {
+        synchronized (cluster) {
+            Node node = cluster.onNodeVersions(nodeId, versions);
+            if (node == null) return;
+            ObjectNode warnings = JsonNodeFactory.instance.objectNode();
+            warnings.set("version_warnings", compare(headFacts, node.facts(), node.ip()));
+            cluster.onNodeFacts(nodeId, warnings);
+        }
+    }
+
     /** The warnings for {@code node}'s versions against {@code head}'s. */
     static ArrayNode compare(ObjectNode head, ObjectNode node, String ip) {
-        ArrayNode warnings = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+        ArrayNode warnings = JsonNodeFactory.instance.arrayNode();
         JsonNode hv = head.path("versions");
         JsonNode nv = node.path("versions");
         for (String key : KEYS) {

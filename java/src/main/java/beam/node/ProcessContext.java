@@ -1,4 +1,4 @@
-package beam.cluster;
+package beam.node;
 
 import java.util.List;
 

@@ -1,5 +1,8 @@
-package beam.cluster;
+package beam.views;
 
+import beam.cluster.Cluster;
+import beam.cluster.Node;
+import beam.cluster.NodeAccelerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -28,29 +31,29 @@ public final class Doctor {
     public static ObjectNode run(Cluster cluster) {
         List<Node> nodes;
         synchronized (cluster) {
-            nodes = new ArrayList<>(cluster.liveNodes());
+            nodes = cluster.nodes().stream().filter(Node::alive).toList();
         }
         ObjectNode report = F.objectNode();
         ArrayNode problems = report.putArray("problems");
         ArrayNode nodeReports = report.putArray("nodes");
         for (Node n : nodes) {
             ObjectNode r = nodeReports.addObject();
-            r.put("node_id", n.id);
-            r.put("node_ip", n.ip);
-            r.put("is_head", n.head);
-            r.set("versions", n.facts.path("versions"));
-            r.set("accelerators", n.facts.path("accelerators"));
-            String nic = n.facts.path("node_ip_interface").asText(null);
+            r.put("node_id", n.id());
+            r.put("node_ip", n.ip());
+            r.put("is_head", n.isHead());
+            r.set("versions", n.facts().path("versions"));
+            r.set("accelerators", n.facts().path("accelerators"));
+            String nic = n.facts().path("node_ip_interface").asText(null);
             r.put("interface", nic);
             if (nic == null) {
-                problems.add("node " + n.ip + ": its node IP is not an address of any interface on its host; other hosts "
-                        + "cannot reach it there. Start it with --node-ip-address set to one of: " + addresses(n.facts));
+                problems.add("node " + n.ip() + ": its node IP is not an address of any interface on its host; other hosts "
+                        + "cannot reach it there. Start it with --node-ip-address set to one of: " + addresses(n.facts()));
             } else if (!nic.equals("lo")) {
                 r.put("hint", "export NCCL_SOCKET_IFNAME=" + nic + " GLOO_SOCKET_IFNAME=" + nic);
             }
-            if (n.facts.hasNonNull("probe_error")) problems.add("node " + n.ip + ": " + n.facts.path("probe_error").asText());
-            for (JsonNode w : n.facts.path("version_warnings")) problems.add("version mismatch: " + w.asText());
-            for (var it = n.facts.path("accelerators").fields(); it.hasNext(); ) {
+            if (n.facts().hasNonNull("probe_error")) problems.add("node " + n.ip() + ": " + n.facts().path("probe_error").asText());
+            for (JsonNode w : n.facts().path("version_warnings")) problems.add("version mismatch: " + w.asText());
+            for (var it = n.facts().path("accelerators").fields(); it.hasNext(); ) {
                 var e = it.next();
                 JsonNode a = e.getValue();
                 if (!a.path("source").asText().equals(NodeAccelerator.DECLARED) || a.path("ids").isEmpty()) continue;
@@ -69,9 +72,9 @@ public final class Doctor {
             ArrayNode targets = F.arrayNode();
             for (Node to : nodes) {
                 if (to == from) continue;
-                targets.addObject().put("node_id", to.id).put("ip", to.ip).put("port", to.facts.path("probe_port").asInt(-1));
+                targets.addObject().put("node_id", to.id()).put("ip", to.ip()).put("port", to.facts().path("probe_port").asInt(-1));
             }
-            if (!targets.isEmpty()) pending.put(from, from.link.probe(targets));
+            if (!targets.isEmpty()) pending.put(from, from.probe(targets));
         }
         ArrayNode matrix = F.arrayNode();
         for (Map.Entry<Node, CompletableFuture<JsonNode>> e : pending.entrySet()) {
@@ -79,18 +82,18 @@ public final class Doctor {
             try {
                 results = e.getValue().get(PROBE_WAIT_SECONDS, TimeUnit.SECONDS);
             } catch (Exception ex) {
-                problems.add("node " + e.getKey().ip + " did not answer the reachability probe in " + PROBE_WAIT_SECONDS + " s");
+                problems.add("node " + e.getKey().ip() + " did not answer the reachability probe in " + PROBE_WAIT_SECONDS + " s");
                 continue;
             }
             for (JsonNode r : results) {
                 ObjectNode row = matrix.addObject();
-                row.put("from", e.getKey().ip);
+                row.put("from", e.getKey().ip());
                 row.put("to", r.path("address").asText());
                 row.put("ok", r.path("ok").asBoolean());
                 if (r.has("ms")) row.put("ms", r.path("ms").asDouble());
                 if (!r.path("ok").asBoolean()) {
                     row.put("error", r.path("error").asText());
-                    problems.add(e.getKey().ip + " cannot reach " + r.path("address").asText() + " over TCP: "
+                    problems.add(e.getKey().ip() + " cannot reach " + r.path("address").asText() + " over TCP: "
                             + r.path("error").asText() + " (check firewalls, routes and --node-ip-address)");
                 }
             }

@@ -1,0 +1,298 @@
+package beam.cluster;
+
+import beam.codec.Frame;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Logger;
+
+/**
+ * The actor table and every transition of an actor's life. Guarded by the {@link Cluster}
+ * lock: each method is called with it held.
+ *
+ * <p>State machine of {@link ActorRecord.State}:
+ * <pre>
+ *   PENDING  --resources found-->  STARTING  --worker says actor_ready-->  ALIVE
+ *      |                              |                                     |
+ *      +------------------------------+---> DEAD <--------------------------+
+ * </pre>
+ * PENDING: waiting for room (its group not placed yet, or its bundle or node full); the
+ * {@link Scheduler} starts it. STARTING: resources held, process launched, constructor
+ * running; calls wait in the record's queue in arrival order until ALIVE. DEAD is final:
+ * the constructor raised, the process exited, it was killed, its owner, group or node went
+ * away. Entering DEAD fails every queued and in-flight call with the death message; once
+ * the process is gone its resources return and only the death message stays (a tombstone).
+ */
+final class ActorLifecycle {
+    private static final Logger LOG = Logger.getLogger(ActorLifecycle.class.getName());
+
+    private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
+    private final Map<String, ActorRecord> named = new HashMap<>();
+    /**
+     * Dead actors whose process is gone, kept only as their death message so late calls
+     * still get the real cause; bounded, so the daemon's memory stays flat however many
+     * actors come and go.
+     */
+    private final LinkedHashMap<String, String> tombstones = new LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > Cluster.MAX_TOMBSTONES;
+        }
+    };
+    private final Scheduler scheduler;
+    private final PlacementGroups groups;
+    private final ActorHistory history;
+    private final CallStats callStats;
+
+    ActorLifecycle(Scheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats) {
+        this.scheduler = scheduler;
+        this.groups = groups;
+        this.history = history;
+        this.callStats = callStats;
+    }
+
+    void create(Client owner, String actorId, String className, String name, String namespace,
+                ActorOptions options, byte[] payload) throws RequestException {
+        if (actors.containsKey(actorId)) throw RequestException.value("actor id " + actorId + " is already in use");
+        if (namespace == null) namespace = owner.namespace();
+        String key = namespace + "/" + name;
+        if (name != null && named.containsKey(key)) {
+            throw RequestException.value("The name " + name + " (namespace=" + namespace
+                    + ") is already taken. Please use a different name or get the existing actor using "
+                    + "ray.get_actor('" + name + "', namespace='" + namespace + "')");
+        }
+        PlacementGroup group = null;
+        if (options.groupId() != null) {
+            group = groups.require(options.groupId());
+            groups.checkActorFits(group, options);
+        }
+        ActorRecord actor = new ActorRecord(actorId, className, name, namespace, owner, options, payload);
+        actor.group = group;
+        actors.put(actorId, actor);
+        if (name != null) named.put(key, actor);
+        if (!scheduler.submit(actor) && group == null) {
+            String never = scheduler.neverFitsAnyNode(options.request());
+            if (never != null) {
+                owner.warning("Actor " + className + " (" + actorId + ") requests " + options.request()
+                        + ", which " + never + ". It stays pending until a node that can hold it joins.");
+            }
+        }
+    }
+
+    /** Routes a call: what to tell whom once the lock is released, or null when it is queued. */
+    Runnable route(Client caller, String actorId, String oid, String method, Frame frame) {
+        callStats.call();
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null || actor.state == ActorRecord.State.DEAD) callStats.failed();
+        if (actor == null && tombstones.containsKey(actorId)) {
+            String message = tombstones.get(actorId);
+            return () -> caller.actorDied(oid, message);
+        }
+        if (actor == null) {
+            return () -> caller.noSuchActor(oid, "No actor with id " + actorId
+                    + " exists in this cluster (was the handle made in another cluster or session?)");
+        }
+        return switch (actor.state) {
+            case DEAD -> {
+                String message = actor.deathMessage;
+                yield () -> caller.actorDied(oid, message);
+            }
+            case PENDING, STARTING -> {
+                actor.queued.add(new ActorRecord.Call(oid, method, frame, caller));
+                yield null;
+            }
+            case ALIVE -> {
+                actor.inFlight.put(oid, caller); // before the frame goes out: a death fails it either way
+                Client worker = actor.worker;
+                yield () -> worker.runCall(oid, method, frame);
+            }
+        };
+    }
+
+    void kill(String actorId) throws RequestException {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null && tombstones.containsKey(actorId)) return;
+        if (actor == null) throw RequestException.value("No actor with id " + actorId + " exists");
+        kill(actor, new DeathCause.Killed());
+    }
+
+    ActorRecord byName(String name, String namespace) throws RequestException {
+        ActorRecord actor = named.get(namespace + "/" + name);
+        if (actor == null) {
+            throw RequestException.value("Failed to look up actor with name '" + name + "'. This could because 1. You "
+                    + "are trying to look up a named actor you didn't create. 2. The named actor died. 3. You did not use "
+                    + "a namespace matching the namespace of the actor.");
+        }
+        return actor;
+    }
+
+    /** Kills {@code actor} for {@code cause}: fails its calls now, frees resources once the process is gone. */
+    void kill(ActorRecord actor, DeathCause cause) {
+        if (actor.state == ActorRecord.State.DEAD) return;
+        boolean running = actor.state == ActorRecord.State.STARTING || actor.state == ActorRecord.State.ALIVE;
+        markDead(actor, cause);
+        if (running && !actor.processGone) actor.node.link.killActor(actor);
+        else release(actor);
+    }
+
+    private void markDead(ActorRecord actor, DeathCause cause) {
+        actor.state = ActorRecord.State.DEAD;
+        scheduler.forget(actor);
+        actor.deathMessage = DeathCause.message(actor, cause);
+        if (actor.name != null) named.remove(actor.namespace + "/" + actor.name, actor);
+        history.died(actor.snapshot());
+        for (ActorRecord.Call c : actor.queued) {
+            callStats.failed();
+            c.caller().actorDied(c.oid(), actor.deathMessage);
+        }
+        actor.queued.clear();
+        actor.inFlight.forEach((oid, caller) -> {
+            callStats.failed();
+            caller.actorDied(oid, actor.deathMessage);
+        });
+        actor.inFlight.clear();
+        LOG.info("actor " + actor.className + " " + actor.id + " died: " + DeathCause.describe(cause).lines().findFirst().orElse(""));
+    }
+
+    /** Returns held resources to the bundle or node, then retires the record. Idempotent. */
+    private void release(ActorRecord actor) {
+        if (actor.held == null) {
+            retire(actor);
+            return;
+        }
+        if (actor.bundle != null) {
+            actor.bundle.available.add(actor.held);
+            actor.bundle.devices.release(actor.devicesHeld);
+        } else if (actor.node != null) {
+            actor.node.available.add(actor.held);
+            actor.node.devices.release(actor.devicesHeld);
+        }
+        actor.held = null;
+        retire(actor);
+        scheduler.reschedule();
+    }
+
+    /** A dead actor with nothing held any more leaves the table; its death message stays. */
+    private void retire(ActorRecord actor) {
+        if (actor.state != ActorRecord.State.DEAD || actor.held != null) return;
+        if (!actor.processGone && actor.pid > 0) return;
+        actors.remove(actor.id);
+        tombstones.put(actor.id, actor.deathMessage);
+    }
+
+    ActorRecord onWorkerHello(String actorId, Client worker) throws RequestException {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null || actor.state != ActorRecord.State.STARTING || actor.worker != null) {
+            throw RequestException.value("no actor " + actorId + " is waiting for a worker");
+        }
+        actor.worker = worker;
+        return actor;
+    }
+
+    /** STARTING to ALIVE: the queued calls go out in order, before any later call can see the actor alive. */
+    void onReady(String actorId) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null || actor.state != ActorRecord.State.STARTING) return;
+        actor.state = ActorRecord.State.ALIVE;
+        while (!actor.queued.isEmpty()) {
+            ActorRecord.Call call = actor.queued.poll();
+            actor.inFlight.put(call.oid(), call.caller());
+            actor.worker.runCall(call.oid(), call.method(), call.frame());
+        }
+    }
+
+    void onFailed(String actorId, String traceback) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor != null) kill(actor, new DeathCause.ConstructorFailed(traceback));
+    }
+
+    /** The caller waiting for {@code oid}, no longer in flight; null if none waits. */
+    Client takeCaller(String actorId, String oid) {
+        ActorRecord actor = actors.get(actorId);
+        return actor == null ? null : actor.inFlight.remove(oid);
+    }
+
+    void onProcessStarted(String actorId, long pid) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) return;
+        actor.pid = pid;
+        // Killed while its process was being launched: finish the job now.
+        if (actor.state == ActorRecord.State.DEAD) actor.node.link.killActor(actor);
+    }
+
+    void onStartFailed(String actorId, String detail) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) return;
+        actor.processGone = true;
+        kill(actor, new DeathCause.StartFailed(detail));
+        release(actor);
+    }
+
+    void onExited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) return;
+        actor.processGone = true;
+        if (actor.state != ActorRecord.State.DEAD) {
+            markDead(actor, new DeathCause.ProcessExited(exitCode, stderrTail, oomKills));
+        }
+        release(actor);
+    }
+
+    /** The record of an actor whose process may still run, or null. */
+    ActorRecord running(String actorId) {
+        ActorRecord actor = actors.get(actorId);
+        return actor == null || actor.processGone ? null : actor;
+    }
+
+    void onLog(String actorId, Frame log) {
+        ActorRecord actor = actors.get(actorId);
+        history.log(actorId, log);
+        if (actor != null && actor.owner.logToDriver()) actor.owner.actorLog(log);
+    }
+
+    /** The actors of a lost node are dead, their process with it; nothing of theirs is held any more. */
+    void onNodeLost(Node node, String reason) {
+        for (ActorRecord a : new ArrayList<>(actors.values())) {
+            if (a.node != node) continue;
+            a.processGone = true;
+            if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.ip + " (" + reason + ")"));
+            a.held = null;
+            retire(a);
+        }
+    }
+
+    /** Kills the actors owned by clients gone (unless detached) and drops what the gone ones waited for. */
+    void onClientsGone(Set<Client> gone) {
+        for (ActorRecord a : new ArrayList<>(actors.values())) {
+            if (gone.contains(a.owner) && !a.options.detached()) kill(a, new DeathCause.OwnerExited(a.owner.describe()));
+        }
+    }
+
+    /** Calls of clients gone need no answer any more. */
+    void forgetCallers(Set<Client> gone) {
+        for (ActorRecord a : actors.values()) {
+            if (!a.inFlight.isEmpty()) a.inFlight.values().removeIf(gone::contains);
+            if (!a.queued.isEmpty()) a.queued.removeIf(c -> gone.contains(c.caller()));
+        }
+    }
+
+    void killAll(DeathCause cause) {
+        for (ActorRecord a : new ArrayList<>(actors.values())) kill(a, cause);
+    }
+
+    List<ActorRecord> in(PlacementGroup group) {
+        return actors.values().stream().filter(a -> a.group == group).toList();
+    }
+
+    Collection<ActorRecord> all() {
+        return actors.values();
+    }
+
+    int tombstoneCount() {
+        return tombstones.size();
+    }
+}

@@ -1,0 +1,94 @@
+package beam.cluster;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where actors run: an actor is placed on the first live node (or bundle of its placement
+ * group) with room for its request and its devices, and started there; one that finds no
+ * room stays PENDING and is tried again whenever resources are freed or a node joins
+ * ({@link #reschedule}), after the waiting placement groups. Guarded by the {@link Cluster}
+ * lock, as everything it touches.
+ */
+final class Scheduler {
+    private final Collection<Node> nodes;
+    private final PlacementGroups groups;
+    /** The PENDING actors, in creation order: what a reschedule tries, without walking every actor. */
+    private final LinkedHashSet<ActorRecord> pending = new LinkedHashSet<>();
+
+    Scheduler(Collection<Node> nodes, PlacementGroups groups) {
+        this.nodes = nodes;
+        this.groups = groups;
+    }
+
+    /** Places a new PENDING actor if it fits now; otherwise it waits for the next reschedule. */
+    boolean submit(ActorRecord actor) {
+        pending.add(actor);
+        return tryPlace(actor);
+    }
+
+    /** {@code actor} no longer waits (it died). */
+    void forget(ActorRecord actor) {
+        pending.remove(actor);
+    }
+
+    /** Tries pending groups, then pending actors; called whenever resources are freed or added. */
+    void reschedule() {
+        groups.retryPending();
+        for (ActorRecord a : new ArrayList<>(pending)) {
+            if (a.state == ActorRecord.State.PENDING) tryPlace(a);
+        }
+    }
+
+    private boolean tryPlace(ActorRecord actor) {
+        Resources request = actor.options.request();
+        if (actor.group != null) {
+            if (actor.group.state != PlacementGroup.State.CREATED) return false;
+            int index = actor.options.bundleIndex();
+            List<Bundle> candidates = index >= 0 ? List.of(actor.group.bundles.get(index)) : actor.group.bundles;
+            for (Bundle b : candidates) {
+                if (!b.available.fits(request)) continue;
+                Map<String, Map<String, Long>> devices = b.devices.allocate(request);
+                if (devices == null) continue;
+                b.available.subtract(request);
+                actor.bundle = b;
+                start(actor, b.node, devices);
+                return true;
+            }
+            return false;
+        }
+        for (Node n : nodes) {
+            if (!n.alive || !n.available.fits(request)) continue;
+            Map<String, Map<String, Long>> devices = n.devices.allocate(request);
+            if (devices == null) continue;
+            n.available.subtract(request);
+            start(actor, n, devices);
+            return true;
+        }
+        return false;
+    }
+
+    private void start(ActorRecord actor, Node node, Map<String, Map<String, Long>> devices) {
+        actor.node = node;
+        actor.held = actor.options.request().copy();
+        actor.devicesHeld = devices;
+        actor.deviceIds = NodeDevices.ids(devices);
+        actor.state = ActorRecord.State.STARTING;
+        pending.remove(actor);
+        node.link.startActor(actor, actor.deviceIds);
+    }
+
+    /** Why {@code request} fits no live node even when it is empty, or null if one could hold it. */
+    String neverFitsAnyNode(Resources request) {
+        List<Node> live = new ArrayList<>();
+        for (Node n : nodes) {
+            if (!n.alive) continue;
+            if (Placement.fitsTotal(n, request)) return null;
+            live.add(n);
+        }
+        return "no node in the cluster has (" + Placement.freeSummary(live) + " free now)";
+    }
+}

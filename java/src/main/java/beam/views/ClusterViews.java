@@ -1,0 +1,132 @@
+package beam.views;
+
+import beam.cluster.ActorHistory;
+import beam.cluster.ActorRecord;
+import beam.cluster.ActorSnapshot;
+import beam.cluster.Cluster;
+import beam.cluster.Node;
+import beam.cluster.NodeAccelerator;
+import beam.cluster.Resources;
+import beam.codec.FrameCodec;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+
+/**
+ * Read-only JSON views of the cluster in Ray's shapes (tests/golden/ray-2.58-shapes.json):
+ * node dicts as {@code ray.nodes()} returns them, plus the extra fields {@code ray status}
+ * shows. Each view is taken under the cluster lock, in one piece.
+ */
+public final class ClusterViews {
+    /**
+     * The keys of a {@code ray.nodes()} entry in Ray 2.58, in Ray's order: the first keys of
+     * every node row. The rest are beam's; the reply names these ({@code ray_node_keys}) so
+     * that the Python shim keeps them without a list of its own.
+     */
+    public static final List<String> RAY_NODE_KEYS = List.of(
+            "NodeID", "Alive", "NodeManagerAddress", "NodeManagerHostname", "NodeManagerPort",
+            "ObjectManagerPort", "ObjectStoreSocketName", "RayletSocketName", "MetricsExportPort",
+            "MetricsAgentPort", "DashboardAgentListenPort", "NodeName", "RuntimeEnvAgentPort",
+            "DeathReason", "DeathReasonMessage", "alive", "Resources", "Labels");
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    private ClusterViews() {
+    }
+
+    /** The {@code cluster_state} view: every node, the live nodes' totals, the namespace, Ray's node keys. */
+    public static ObjectNode state(Cluster cluster) {
+        synchronized (cluster) {
+            ObjectNode s = F.objectNode();
+            ArrayNode list = s.putArray("nodes");
+            Resources total = new Resources();
+            Resources available = new Resources();
+            for (Node n : cluster.nodes()) {
+                list.add(node(n));
+                if (n.alive()) {
+                    total.add(n.total());
+                    available.add(n.available());
+                }
+            }
+            s.set("total", total.toJson());
+            s.set("available", available.toJson());
+            s.put("namespace", cluster.namespace());
+            ArrayNode keys = s.putArray("ray_node_keys");
+            RAY_NODE_KEYS.forEach(keys::add);
+            return s;
+        }
+    }
+
+    /** The {@code status} view: the state, every actor, the live groups and the recent deaths. */
+    public static ObjectNode status(Cluster cluster) {
+        synchronized (cluster) {
+            ObjectNode s = state(cluster);
+            ArrayNode actors = s.putArray("actors");
+            for (ActorRecord a : cluster.actors()) actors.add(actor(a.snapshot()));
+            s.set("placement_groups", cluster.groups().tableLive()); // removed ones are placement_group_table's
+            ArrayNode deaths = s.putArray("recent_deaths");
+            for (ActorHistory.Death d : cluster.recentDeaths()) {
+                deaths.add(actor(d.actor()).put("end_time_ms", d.endTimeMillis()));
+            }
+            ObjectNode byClass = s.putObject("dead_actors_by_class");
+            cluster.deathsByClass().forEach(byClass::put);
+            return s;
+        }
+    }
+
+    static ObjectNode node(Node n) {
+        ObjectNode o = F.objectNode();
+        o.put("NodeID", n.id());
+        o.put("Alive", n.alive());
+        o.put("NodeManagerAddress", n.ip());
+        o.put("NodeManagerHostname", n.hostname());
+        o.put("NodeManagerPort", 0);
+        o.put("ObjectManagerPort", 0);
+        o.put("ObjectStoreSocketName", "");
+        o.put("RayletSocketName", "");
+        o.put("MetricsExportPort", n.facts().path("http_ports").path("metrics").asInt(-1));
+        o.put("MetricsAgentPort", -1);
+        o.put("DashboardAgentListenPort", n.facts().path("http_ports").path("agent").asInt(-1));
+        o.put("NodeName", n.ip());
+        o.put("RuntimeEnvAgentPort", -1);
+        o.put("DeathReason", n.alive() ? 0 : 1);
+        o.put("DeathReasonMessage", n.deathReason());
+        o.put("alive", n.alive());
+        o.set("Resources", n.alive() ? n.total().toJson() : F.objectNode());
+        ObjectNode labels = o.putObject("Labels");
+        labels.put("ray.io/node-id", n.id());
+        n.accelerators().values().stream().filter(a -> a.type() != null).findFirst()
+                .ifPresent(a -> labels.put("ray.io/accelerator-type", a.type()));
+        o.set("Available", n.alive() ? n.available().toJson() : F.objectNode());
+        o.put("IsHead", n.isHead());
+        ArrayNode gpus = o.putArray("GpuIds");
+        n.gpuIds().forEach(gpus::add);
+        o.set("Accelerators", NodeAccelerator.toJson(n.accelerators()));
+        o.put("StartTimeMs", n.startedMillis());
+        if (n.rttMicros() >= 0) o.put("BeamHeartbeatRttMicros", n.rttMicros());
+        o.set("BeamFacts", n.facts());
+        return o;
+    }
+
+    static ObjectNode actor(ActorSnapshot a) {
+        ObjectNode o = F.objectNode();
+        o.put("actor_id", a.id());
+        o.put("class_name", a.className());
+        if (a.name() != null) o.put("name", a.name());
+        o.put("state", a.state().name());
+        o.put("pid", a.pid());
+        o.put("node_id", a.nodeId());
+        o.put("node_ip", a.nodeIp());
+        ArrayNode gpus = o.putArray("gpu_ids");
+        a.gpuIds().forEach(gpus::add);
+        o.set("accelerator_ids", FrameCodec.json().valueToTree(a.deviceIds()));
+        o.put("placement_group_id", a.groupId());
+        o.put("bundle_index", a.bundleIndex());
+        o.set("resources", a.request().toJson());
+        if (a.deathMessage() != null) o.put("death_message", a.deathMessage());
+        o.put("job_id", a.jobId());
+        o.put("namespace", a.namespace());
+        o.put("is_detached", a.detached());
+        return o;
+    }
+}
