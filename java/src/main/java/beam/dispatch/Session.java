@@ -3,17 +3,19 @@ package beam.dispatch;
 import beam.cluster.ActorRecord;
 import beam.cluster.Client;
 import beam.cluster.Cluster;
+import beam.cluster.Doctor;
 import beam.cluster.RequestException;
-import beam.cluster.Resources;
 import beam.codec.Frame;
 import beam.cluster.ProcessContext;
 import beam.protocol.Frames;
+import beam.protocol.Protocol;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -27,7 +29,6 @@ import java.util.logging.Logger;
  * it); a well-framed request that is wrong gets an error reply and the connection lives.
  */
 public final class Session implements Client {
-    public static final int PROTOCOL_VERSION = 1;
     private static final Logger LOG = Logger.getLogger(Session.class.getName());
 
     private final FrameSink out;
@@ -63,7 +64,7 @@ public final class Session implements Client {
     }
 
     /** Connections gone at once (a lost node's clients): fate-shared in one pass (Cluster.onClientsGone). */
-    public static void allClosed(Cluster cluster, java.util.Collection<Session> sessions) {
+    public static void allClosed(Cluster cluster, Collection<Session> sessions) {
         List<Session> had = new ArrayList<>();
         List<String> workers = new ArrayList<>();
         for (Session s : sessions) {
@@ -100,8 +101,8 @@ public final class Session implements Client {
             refuse(request.rid(), "the first message on a connection must be 'hello' (see docs/PROTOCOL.md)");
             return;
         }
-        if (hello.proto() != PROTOCOL_VERSION) {
-            refuse(hello.rid(), "protocol version mismatch: this daemon speaks " + PROTOCOL_VERSION
+        if (hello.proto() != Protocol.VERSION) {
+            refuse(hello.rid(), "protocol version mismatch: this daemon speaks " + Protocol.VERSION
                     + ", the client speaks " + hello.proto() + ". Install the same beam version on both.");
             return;
         }
@@ -125,7 +126,7 @@ public final class Session implements Client {
             namespace = actor.namespace();
         } else {
             jobId = daemon.nextJobId();
-            namespace = hello.namespace() != null ? hello.namespace() : java.util.UUID.randomUUID().toString();
+            namespace = hello.namespace() != null ? hello.namespace() : UUID.randomUUID().toString();
         }
         role = hello.role();
         ObjectNode reply = Frames.ok(hello.rid());
@@ -194,7 +195,7 @@ public final class Session implements Client {
             }
             case Request.PgCreate p -> {
                 cluster.groups().create(this, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
-                        bundles(p.rid(), p.bundles()), p.detached());
+                        OptionsParser.bundles(p.rid(), p.bundles()), p.detached());
                 out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgRemove p -> {
@@ -216,7 +217,7 @@ public final class Session implements Client {
             }
             case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), cluster.clusterState()));
             case Request.Status s -> out.send(Frames.okWithBody(s.rid(), cluster.status()));
-            case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), beam.cluster.Doctor.run(cluster)));
+            case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), Doctor.run(cluster)));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
@@ -250,20 +251,6 @@ public final class Session implements Client {
     private String ownActor(String id) throws RequestException {
         if (!id.equals(actorId)) throw RequestException.value("a worker may only report on its own actor");
         return id;
-    }
-
-    private static List<Resources> bundles(long rid, JsonNode list) throws BadRequest {
-        List<Resources> out = new ArrayList<>();
-        int i = 0;
-        for (JsonNode b : list) {
-            try {
-                out.add(Resources.fromJson(b, "bundle " + i));
-            } catch (IllegalArgumentException e) {
-                throw new BadRequest(rid, "pg_create: " + e.getMessage());
-            }
-            i++;
-        }
-        return out;
     }
 
     // ------------------------------------------------------------------ Client
