@@ -14,14 +14,12 @@ import beam.node.SpawnSpec;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.LinkMessage.ToNode;
-import beam.protocol.Request.BadRequest;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -51,6 +49,7 @@ public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
     private final Map<Long, Connection> clients = new ConcurrentHashMap<>();
     private final AtomicLong nextClient = new AtomicLong(1);
     private final Pulse pulse;
+    private final Consumer<ToNode> handler = this::handle; // made once, not per frame
     private volatile boolean leaving;
     private NodeAgent agent;
 
@@ -110,13 +109,7 @@ public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
     @Override
     public boolean onFrame(Frame frame) {
         lastSeen.touch();
-        try {
-            handle(LinkCodec.toNode(frame));
-        } catch (BadRequest e) {
-            LOG.warning("the head sent a bad link frame: " + e.getMessage());
-        } catch (RuntimeException e) { // one bad frame must not cut the node off
-            LOG.log(Level.SEVERE, "bug: handling the head's '" + frame.op() + "' failed", e);
-        }
+        LinkFrame.handle(frame, LinkCodec::toNode, handler, "the head");
         return true;
     }
 

@@ -15,7 +15,6 @@ import beam.node.SpawnSpec;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.LinkMessage.ToHead;
-import beam.protocol.Request.BadRequest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.ArrayList;
@@ -25,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Level;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -50,6 +49,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private final Cluster cluster;
     private final String nodeId;
     private final String nodeIp;
+    private final String peerName; // "node IP", as log lines name it
     private final Origin origin;
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
@@ -58,6 +58,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private final Map<Long, CompletableFuture<JsonNode>> probes = new ConcurrentHashMap<>();
     private final AtomicLong nextProbe = new AtomicLong();
     private final Pulse pulse;
+    private final Consumer<ToHead> handler = this::handle; // made once, not per frame
     private boolean left; // read thread only
 
     MemberLink(Connection connection, DaemonContext daemon, String nodeId, String nodeIp, String sessionDir,
@@ -68,6 +69,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         this.cluster = daemon.cluster();
         this.nodeId = nodeId;
         this.nodeIp = nodeIp;
+        this.peerName = "node " + nodeIp;
         this.origin = new Origin(nodeId, nodeIp, sessionDir);
         this.heartbeat = heartbeat;
     }
@@ -81,13 +83,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     @Override
     public boolean onFrame(Frame frame) {
         lastSeen.touch();
-        try {
-            handle(LinkCodec.toHead(frame));
-        } catch (BadRequest e) {
-            LOG.warning("node " + nodeIp + " sent a bad link frame: " + e.getMessage());
-        } catch (RuntimeException e) { // one bad frame must not cut the node off
-            LOG.log(Level.SEVERE, "bug: handling node " + nodeIp + "'s '" + frame.op() + "' failed", e);
-        }
+        LinkFrame.handle(frame, LinkCodec::toHead, handler, peerName);
         return !left;
     }
 

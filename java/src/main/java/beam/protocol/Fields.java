@@ -57,9 +57,7 @@ final class Fields {
     }
 
     int integer(String name) throws BadRequest {
-        JsonNode v = h.get(name);
-        if (v == null || !v.isIntegralNumber()) throw bad("field '" + name + "' (integer) is required");
-        return v.asInt();
+        return (int) longInteger(name);
     }
 
     long longInteger(String name) throws BadRequest {
