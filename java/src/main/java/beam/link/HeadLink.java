@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
@@ -28,7 +29,9 @@ import java.util.logging.Logger;
  * the head's orders (start, kill, probe) go to the node's {@link NodeAgent}, whose events
  * go back up ({@link ActorEvents}).
  *
- * <p>States: joined from construction ({@link HeadDialer} made the link) until the first of:
+ * <p>States of a link at a joined node: joining ({@link HeadDialer}: connect, answer the
+ * challenge, join; any failure ends the start with the reason), then joined from this
+ * link's construction until the first of:
  * {@link #leave} (this node stops: it says {@code node_leave}, then {@link #close}), or lost
  * (the link closed or failed, or the head was silent past the node timeout), which is told
  * to {@code onLost} once, with the reason, and not after {@code leave}.
@@ -51,6 +54,7 @@ public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
     private final Pulse pulse;
     private final Consumer<ToNode> handler = this::handle; // made once, not per frame
     private volatile boolean leaving;
+    private final AtomicBoolean lost = new AtomicBoolean();
     private NodeAgent agent;
 
     /** {@code userMetrics}: where local clients' own metrics go (they stay on this node). */
@@ -160,7 +164,7 @@ public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
     }
 
     private void lost(String reason) {
-        if (!leaving) onLost.accept(reason);
+        if (!leaving && lost.compareAndSet(false, true)) onLost.accept(reason);
     }
 
     // ------------------------------------------------------------------ local clients

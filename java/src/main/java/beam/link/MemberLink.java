@@ -33,10 +33,11 @@ import java.util.logging.Logger;
  * {@link Session} for every client of that node (drivers and actor workers), whose frames
  * arrive tagged with a client id. The node's process events come up as link ops.
  *
- * <p>States: joined from construction (HeadGate admitted the node) until lost, once, by
- * the first of: the node's {@code node_leave}, the end or failure of the connection, or a
- * heartbeat silence past the timeout ({@link #declareLost}); then its clients are gone and
- * the cluster hears {@code onNodeLost}.
+ * <p>States of a link at the head: a stranger ({@link HeadGate}: challenged, refused unless
+ * its join proves the token within the handshake's time), then joined from this link's
+ * construction until lost, once, by the first of: the node's {@code node_leave}, the end or
+ * failure of the connection, or a heartbeat silence past the timeout ({@link #declareLost});
+ * then its clients are gone and the cluster hears {@code onNodeLost}.
  *
  * <p>Threads: {@link #run()} reads on the connection's thread, in order; sends
  * never wait (Connection). {@code clients} is concurrent because the cluster pushes from any thread.

@@ -1,6 +1,7 @@
 package beam.protocol;
 
 import beam.protocol.Request.BadRequest;
+import beam.util.Ids;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ final class Fields {
 
     String hex(String name, int chars) throws BadRequest {
         String v = text(name);
-        if (!beam.util.Ids.isHex(v, chars)) throw bad("field '" + name + "' must be " + chars + " hex characters");
+        if (!Ids.isHex(v, chars)) throw bad("field '" + name + "' must be " + chars + " hex characters");
         return v;
     }
 

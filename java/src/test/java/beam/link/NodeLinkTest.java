@@ -177,6 +177,27 @@ class NodeLinkTest {
     }
 
     @Test
+    void aBadOrUnknownLinkFrameIsDroppedAndTheLinkStays() throws Exception {
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
+            DataInputStream in = new DataInputStream(Channels.newInputStream(ch));
+            FrameCodec codec = new FrameCodec(FrameLimits.DEFAULT);
+            String nonce = codec.decode(in).header().get("nonce").asText();
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(join(new TokenAuth(token).answer(nonce))))));
+            assertThat(codec.decode(in).header().get("ok").asBoolean()).isTrue();
+            assertThat(joined("127.0.0.9")).isNotNull();
+            ObjectNode bad = FrameCodec.json().createObjectNode().put("op", "actor_started")
+                    .put("actor_id", "0123456789abcdef0123456701000000").put("pid", "many");
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(bad))));
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(FrameCodec.json().createObjectNode().put("op", "no_such_op")))));
+            // read after the bad frames: had they cut the link, the node would be lost for that instead
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(FrameCodec.json().createObjectNode().put("op", "node_leave")))));
+            long deadline = System.currentTimeMillis() + 2000;
+            while (node("127.0.0.9").get("Alive").asBoolean() && System.currentTimeMillis() < deadline) Thread.sleep(10);
+            assertThat(node("127.0.0.9").get("DeathReasonMessage").asText()).contains("left the cluster");
+        }
+    }
+
+    @Test
     void tokenFileIsOwnerOnly() throws Exception {
         Path file = temp.resolve("head").resolve("session_latest").resolve(TokenAuth.TOKEN_FILE);
         assertThat(Files.readString(file).trim()).isEqualTo(token);
