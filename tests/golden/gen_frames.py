@@ -1,4 +1,5 @@
-"""Regenerate tests/golden/frames.json (shared by the Python and Java codec tests).
+"""Regenerate tests/golden/frames.json (shared by the Python and Java codec tests) and
+link_frames.json (node-link frames, for the Java link codec's test).
 
 Headers are encoded with json.dumps(header, separators=(",", ":"), ensure_ascii=False) in
 key insertion order; frame_hex is the exact wire form. Run: python tests/golden/gen_frames.py
@@ -36,10 +37,68 @@ CASES = [
         {"name": "requests", "kind": "counter", "description": "", "tags": {}, "value": 12.0},
         {"name": "latency_s", "kind": "histogram", "description": "Latency", "tags": {"route": "/x"},
          "boundaries": [0.1, 1.0], "buckets": [2, 1, 1], "sum": 3.25}]}, b""),
+]
+
+ACTOR = "0123456789abcdef0123456701000000"
+NODE = "ab" * 28
+# Node-link frames (docs/PROTOCOL.md, "Node links"), read only by the Java daemon: each names
+# the reader that takes it (beam.protocol.LinkCodec) and the record it must become; written
+# back by LinkCodec.encode, it must give exactly these bytes.
+LINK = [
+    ("challenge", "challenge", "Challenge",
+     {"op": "challenge", "nonce": "5a" * 32, "proto": 1, "auth": "token"}, b""),
+    ("join", "join", "Join",
+     {"op": "join", "rid": 1, "proto": 1, "auth": "c3" * 32, "node_id": NODE, "node_ip": "10.0.0.2",
+      "hostname": "gpu-2", "session_dir": "/tmp/ray/session_2026-01-01_00-00-00_1",
+      "resources": {"CPU": 8, "GPU": 4, "node:10.0.0.2": 1},
+      "facts": {"versions": {"beam": "0.1.0", "protocol": 1}, "probe_port": 41234},
+      "accelerators": {"GPU": {"kind": "NVIDIA_GPU", "ids": ["0", "1", "2", "3"]}}}, b""),
+    ("join_welcome", "joinAnswer", "Welcome",
+     {"op": "reply", "rid": 1, "ok": True, "head_node_id": "cd" * 28, "namespace": "ns-1",
+      "heartbeat_ms": 500, "timeout_ms": 2500}, b""),
+    ("join_refused", "joinAnswer", "Refused",
+     {"op": "reply", "rid": 1, "ok": False, "kind": "ConnectionError",
+      "error": "authentication failed: wrong cluster token"}, b""),
     # the head's heartbeat carries its clock; the joined node answers with a pong of it
-    ("link_ping_with_clock", {"op": "ping", "t": 123456789012}, b""),
-    ("link_pong", {"op": "pong", "t": 123456789012}, b""),
-    ("link_node_facts", {"op": "node_facts", "http_ports": {"agent": 52365, "metrics": 8080}}, b""),
+    ("ping_with_clock", "toNode", "Ping", {"op": "ping", "t": 123456789012}, b""),
+    ("ping_of_node", "toHead", "Ping", {"op": "ping"}, b""),
+    ("pong", "toHead", "Pong", {"op": "pong", "t": 123456789012}, b""),
+    ("node_facts", "toHead", "NodeFacts",
+     {"op": "node_facts", "http_ports": {"agent": 52365, "metrics": 8080}}, b""),
+    ("client_open", "toHead", "ClientOpen", {"op": "client_open", "client": 7}, b""),
+    ("client_close_up", "toHead", "ClientClose", {"op": "client_close", "client": 7}, b""),
+    ("client_close_down", "toNode", "ClientClose", {"op": "client_close", "client": 7}, b""),
+    ("actor_started", "toHead", "ActorStarted", {"op": "actor_started", "actor_id": ACTOR, "pid": 4242}, b""),
+    ("actor_start_failed", "toHead", "ActorStartFailed",
+     {"op": "actor_start_failed", "actor_id": ACTOR, "detail": "cannot run /usr/bin/python3"}, b""),
+    ("actor_exited", "toHead", "ActorExited",
+     {"op": "actor_exited", "actor_id": ACTOR, "code": 137, "oom_kills": 1,
+      "tail": ["Traceback (most recent call last):", "MemoryError"]}, b""),
+    # an actor's log frame keeps its name on the link: log -> log -> log
+    ("actor_log", "toHead", "ActorLog",
+     {"op": "log", "actor_id": ACTOR, "class_name": "Worker", "pid": 42, "stream": "stderr", "plen": 6},
+     b"hello\n"),
+    ("node_versions", "toHead", "NodeVersions",
+     {"op": "node_versions", "versions": {"python": "3.11.9", "vllm": None, "torch": "2.5.1",
+                                          "cloudpickle": "3.1.0"}}, b""),
+    ("probe_result", "toHead", "ProbeResult",
+     {"op": "probe_result", "probe_id": 3,
+      "results": [{"node_id": NODE, "address": "10.0.0.3:41234", "ok": True, "ms": 0.4}]}, b""),
+    ("node_leave", "toHead", "NodeLeave", {"op": "node_leave"}, b""),
+    ("start_actor", "toNode", "StartActor",
+     {"op": "start_actor", "actor_id": ACTOR, "class_name": "RayWorkerWrapper",
+      "accelerator_ids": {"GPU": ["0", "1"]}, "env_vars": {"VLLM_HOST_IP": "10.0.0.2"},
+      "context": {"python": "/usr/bin/python3", "cwd": "/home/u", "sys_path": ["/home/u", "/opt/lib"]},
+      "log_to_owner": True, "omp_threads": 1}, b""),
+    ("kill_actor", "toNode", "KillActor", {"op": "kill_actor", "actor_id": ACTOR}, b""),
+    ("probe", "toNode", "Probe",
+     {"op": "probe", "probe_id": 3, "targets": [{"node_id": NODE, "ip": "10.0.0.3", "port": 41234}]}, b""),
+    # a client's plain call, tagged on the bytes: "cid" is the first field
+    ("relayed_call", "toHead", "Relayed",
+     {"cid": 5, "op": "call", "actor_id": ACTOR, "method": "echo", "oid": "00" * 24 + "00000000", "plen": 3},
+     b"\x80\x05."),
+    # any other client frame carries the tag in its tree, last
+    ("relayed_reply", "toNode", "Relayed", {"op": "reply", "rid": 2, "ok": True, "cid": 5}, b""),
 ]
 
 
@@ -58,18 +117,26 @@ BAD = [
 ]
 
 
-def main():
-    out = []
-    for name, header, payload in CASES:
-        head = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        assert header.get("plen", 0) == len(payload), name
-        frame = struct.pack(">I", len(head)) + head + payload
-        out.append({"name": name, "header": header, "payload_hex": payload.hex(),
-                    "frame_hex": frame.hex()})
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frames.json")
+def _case(name, header, payload):
+    head = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    assert header.get("plen", 0) == len(payload), name
+    frame = struct.pack(">I", len(head)) + head + payload
+    return {"name": name, "header": header, "payload_hex": payload.hex(), "frame_hex": frame.hex()}
+
+
+def _write(path, cases):
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(out, f, indent=1, ensure_ascii=False)
+        json.dump(cases, f, indent=1, ensure_ascii=False)
         f.write("\n")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "frames.json")
+    _write(path, [_case(name, header, payload) for name, header, payload in CASES])
+    _write(os.path.join(here, "link_frames.json"),
+           [dict(_case(name, header, payload), reader=reader, message=message)
+            for name, reader, message, header, payload in LINK])
     bad = [{"name": n, "frame_hex": h} for n, h in BAD]
     with open(os.path.join(os.path.dirname(path), "bad_frames.json"), "w") as f:
         json.dump(bad, f, indent=1)

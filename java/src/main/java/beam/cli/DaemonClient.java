@@ -50,7 +50,7 @@ final class DaemonClient implements AutoCloseable {
         in = new BufferedInputStream(Channels.newInputStream(channel));
         out = Channels.newOutputStream(channel);
         ObjectNode hello = Frames.header("hello");
-        hello.put("proto", beam.dispatch.Session.PROTOCOL_VERSION);
+        hello.put("proto", beam.protocol.Protocol.VERSION);
         hello.put("role", "driver");
         hello.put("pid", ProcessHandle.current().pid());
         hello.put("log_to_driver", false);

@@ -1,7 +1,7 @@
 package beam.cluster;
 
 import beam.codec.Frame;
-import beam.node.ProcessContext;
+import beam.cluster.ProcessContext;
 
 /**
  * A connected driver or actor worker, as the cluster state sees it: what it is told, in the

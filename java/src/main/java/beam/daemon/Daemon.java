@@ -1,31 +1,43 @@
 package beam.daemon;
 
+import beam.auth.TokenAuth;
 import beam.cluster.Cluster;
 import beam.cluster.Node;
+import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
+import beam.codec.FrameLimits;
+import beam.codec.PayloadBudget;
 import beam.connection.Listener;
-import beam.auth.TokenAuth;
 import beam.dispatch.DaemonContext;
 import beam.dispatch.LocalClient;
 import beam.dispatch.Origin;
+import beam.http.CachedView;
+import beam.http.HeadView;
+import beam.http.HttpConfig;
+import beam.http.NodeHttp;
 import beam.link.HeadGate;
+import beam.metrics.NodeMetrics;
+import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
+import beam.node.ProcessCap;
 import beam.util.Ids;
+import beam.views.ClusterViews;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
  * The head's daemon: wires the session directory, the cluster state, the local node agent,
  * the unix listener for local clients and the TCP listener where nodes join
- * ({@link HeadGate}), and owns the single shutdown path (close listeners, kill actors, wait
- * for them briefly, remove node.json, release {@link #awaitStopped()}).
+ * ({@link HeadGate}); it stops through the one {@link StopPath}.
  */
 public final class Daemon implements DaemonContext, RunningDaemon {
     private static final Logger LOG = Logger.getLogger(Daemon.class.getName());
@@ -39,19 +51,17 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private final NodeAgent agent;
     private final HeadLocalNode localNode;
     private final AtomicInteger jobCounter = new AtomicInteger();
-    private final AtomicBoolean stopping = new AtomicBoolean();
-    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final StopPath stop;
     private Listener unixListener;
     private Listener tcpListener;
     private HeadGate gate;
     private String gcsAddress;
-    private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
-            NodeFacts.pythonVersions();
-    private com.fasterxml.jackson.databind.node.ObjectNode headFacts;
-    private final beam.metrics.UserMetrics userMetrics = new beam.metrics.UserMetrics();
-    private beam.http.NodeHttp http;
+    private final CompletableFuture<JsonNode> pythonVersions = NodeFacts.pythonVersions();
+    private ObjectNode headFacts;
+    private final UserMetrics userMetrics = new UserMetrics();
+    private NodeHttp http;
     /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
-    private final java.util.Map<String, beam.cluster.NodeAccelerator> accelerators;
+    private final Map<String, NodeAccelerator> accelerators;
 
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
@@ -60,13 +70,14 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.localNode = new HeadLocalNode(cluster);
         this.accelerators = HostProbe.accelerators(config);
         this.agent = new NodeAgent(localNode, session.socketPath(), session.logsDir(), accelerators,
-                beam.node.ProcessCap.of(config.maxActorProcesses()));
+                ProcessCap.of(config.maxActorProcesses()));
         localNode.attach(agent);
+        this.stop = new StopPath(session, new Steps());
     }
 
     /** Registers the head node, binds both listeners and writes node.json. */
     public Daemon start() throws IOException {
-        FrameCodec codec = new FrameCodec(config.limits(), beam.codec.PayloadBudget.forThisHeap()); // one budget for all its connections
+        FrameCodec codec = new FrameCodec(config.limits(), PayloadBudget.forThisHeap()); // one budget for all its connections
         TokenAuth auth = new TokenAuth(config.authToken());
         if (auth.enabled()) TokenAuth.store(session.dir().resolve(TokenAuth.TOKEN_FILE), config.authToken());
         else LOG.warning("token authentication is DISABLED (RAY_AUTH_MODE=disabled): anyone who reaches port "
@@ -82,8 +93,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         headFacts.put("probe_port", port);
         pythonVersions.thenAccept(py -> {
             synchronized (cluster) {
-                ((com.fasterxml.jackson.databind.node.ObjectNode) headFacts.get("versions")).setAll(
-                        (com.fasterxml.jackson.databind.node.ObjectNode) py);
+                ((ObjectNode) headFacts.get("versions")).setAll((ObjectNode) py);
             }
         });
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
@@ -92,7 +102,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
                 c -> LocalClient.of(c, this, origin)).start();
         session.writeNodeJson(nodeId, nodeIp, gcsAddress, ProcessHandle.current().pid());
-        // a platform thread: waking a virtual one cost the idle daemon 1-3 ms of CPU each time
+        // a platform thread: waking a virtual one costs the idle daemon CPU (docs/PERFORMANCE.md)
         Thread.ofPlatform().daemon().name("ticker").start(this::tickLoop);
         if (config.ownerPid() > 0) {
             ProcessHandle.of(config.ownerPid()).ifPresentOrElse(
@@ -108,12 +118,12 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     }
 
     /** The HTTP face, bound off the start path; its ports go into node.json and the head's node facts. */
-    private void startHttp(beam.http.HttpConfig httpConfig) {
-        beam.http.CachedView view = new beam.http.CachedView(() -> beam.views.ClusterViews.status(cluster));
-        java.util.function.Supplier<String> health = () -> stopping.get() ? "the beam daemon is shutting down" : null;
-        beam.http.HeadView head = new beam.http.HeadView() {
+    private void startHttp(HttpConfig httpConfig) {
+        CachedView view = new CachedView(() -> ClusterViews.status(cluster));
+        Supplier<String> health = () -> stop.stopping() ? "the beam daemon is shutting down" : null;
+        HeadView head = new HeadView() {
             @Override
-            public com.fasterxml.jackson.databind.node.ObjectNode status() {
+            public ObjectNode status() {
                 return view.get();
             }
 
@@ -122,10 +132,10 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                 return cluster.actorLogTail(actorId, lines);
             }
         };
-        beam.metrics.NodeMetrics metrics = new beam.metrics.NodeMetrics(userMetrics, health,
-                new beam.metrics.NodeMetrics.ClusterSource() {
+        NodeMetrics metrics = new NodeMetrics(userMetrics, health,
+                new NodeMetrics.ClusterSource() {
                     @Override
-                    public com.fasterxml.jackson.databind.node.ObjectNode status() {
+                    public ObjectNode status() {
                         return view.get();
                     }
 
@@ -139,10 +149,10 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                         return cluster.callStats().failedCalls();
                     }
                 });
-        http = new beam.http.NodeHttp(httpConfig, config.authToken(), health, head, metrics);
+        http = new NodeHttp(httpConfig, config.authToken(), health, head, metrics);
         http.startInBackground((ports, error) -> {
             synchronized (cluster) {
-                com.fasterxml.jackson.databind.node.ObjectNode p = headFacts.putObject("http_ports");
+                ObjectNode p = headFacts.putObject("http_ports");
                 ports.forEach(p::put);
             }
             try {
@@ -154,7 +164,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     }
 
     private void tickLoop() {
-        while (!stopping.get()) {
+        while (!stop.stopping()) {
             try {
                 Thread.sleep(1_000);
             } catch (InterruptedException e) {
@@ -166,33 +176,44 @@ public final class Daemon implements DaemonContext, RunningDaemon {
 
     @Override
     public void requestShutdown() {
-        if (!stopping.compareAndSet(false, true)) return;
-        Thread.ofPlatform().name("shutdown").start(this::shutdown);
+        stop.request();
     }
 
-    /** The one shutdown path. Safe to call from a JVM shutdown hook. */
+    /** Safe to call from a JVM shutdown hook. */
     @Override
     public void shutdown() {
-        stopping.set(true);
-        if (unixListener != null) unixListener.close();
-        if (tcpListener != null) tcpListener.close();
-        if (gate != null) gate.close();
-        cluster.stopAll();
-        if (!agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS)) agent.killAll();
-        session.removeNodeJson();
-        if (unixListener != null) unixListener.closeClients();
-        if (http != null) http.close(); // last: the health probes say "shutting down" until here
-        LOG.info("beam daemon stopped");
-        stopped.countDown();
+        stop.run();
     }
 
     @Override
     public void awaitStopped() throws InterruptedException {
-        stopped.await();
+        stop.await();
     }
 
-    public boolean isStopping() {
-        return stopping.get();
+    /** The head's part of each step of {@link StopPath}. */
+    private final class Steps implements StopPath.Steps {
+        @Override
+        public void stopAccepting() {
+            if (unixListener != null) unixListener.close();
+            if (tcpListener != null) tcpListener.close();
+            if (gate != null) gate.close();
+        }
+
+        @Override
+        public void stopActors() {
+            cluster.stopAll();
+            if (!agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS)) agent.killAll();
+        }
+
+        @Override
+        public void closeConnections() {
+            if (unixListener != null) unixListener.closeClients();
+        }
+
+        @Override
+        public void closeLast() {
+            if (http != null) http.close();
+        }
     }
 
     // ------------------------------------------------------------ DaemonContext
@@ -223,17 +244,17 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     }
 
     @Override
-    public com.fasterxml.jackson.databind.node.ObjectNode headFacts() {
+    public ObjectNode headFacts() {
         return headFacts;
     }
 
     @Override
-    public beam.codec.FrameLimits limits() {
+    public FrameLimits limits() {
         return config.limits();
     }
 
     @Override
-    public beam.metrics.UserMetrics userMetrics() {
+    public UserMetrics userMetrics() {
         return userMetrics;
     }
 

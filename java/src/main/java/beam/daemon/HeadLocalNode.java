@@ -6,8 +6,12 @@ import beam.cluster.NodeLink;
 import beam.codec.Frame;
 import beam.node.ActorEvents;
 import beam.node.NodeAgent;
+import beam.node.Prober;
 import beam.node.SpawnSpec;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /** The head's own node: actor starts go to the local agent, its events straight to the cluster. */
 final class HeadLocalNode implements NodeLink, ActorEvents {
@@ -23,7 +27,7 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
     }
 
     @Override
-    public void startActor(ActorRecord actor, java.util.Map<String, List<String>> deviceIds) {
+    public void startActor(ActorRecord actor, Map<String, List<String>> deviceIds) {
         agent.spawn(SpawnSpec.of(actor, deviceIds));
     }
 
@@ -33,9 +37,8 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> probe(
-            com.fasterxml.jackson.databind.JsonNode targets) {
-        return beam.node.Prober.probe(targets);
+    public CompletableFuture<JsonNode> probe(JsonNode targets) {
+        return Prober.probe(targets);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package beam.daemon;
 
 import beam.codec.FrameCodec;
-import beam.dispatch.Session;
+import beam.protocol.Protocol;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -81,7 +81,7 @@ public final class NodeFacts {
         ObjectNode facts = F.objectNode();
         ObjectNode versions = facts.putObject("versions");
         versions.put("beam", BEAM_VERSION);
-        versions.put("protocol", Session.PROTOCOL_VERSION);
+        versions.put("protocol", Protocol.VERSION);
         versions.put("java", Runtime.version().toString());
         ArrayNode nics = facts.putArray("interfaces");
         String carrier = null;

@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Validates the {@code options} object of {@code create_actor} into {@link ActorOptions}. */
+/** Validates the {@code options} object of {@code create_actor} into {@link ActorOptions}, and {@code pg_create}'s bundles. */
 final class OptionsParser {
     private OptionsParser() {
     }
@@ -66,5 +66,20 @@ final class OptionsParser {
         if (v == null || v.isNull()) return 0;
         if (!v.isNumber() || v.asDouble() < 0) throw new IllegalArgumentException(name + " must be a number >= 0, got " + v);
         return Resources.toUnits(v.asDouble());
+    }
+
+    /** The {@code bundles} of {@code pg_create}, each a resource map. */
+    static List<Resources> bundles(long rid, JsonNode list) throws BadRequest {
+        List<Resources> out = new ArrayList<>();
+        int i = 0;
+        for (JsonNode b : list) {
+            try {
+                out.add(Resources.fromJson(b, "bundle " + i));
+            } catch (IllegalArgumentException e) {
+                throw new BadRequest(rid, "pg_create: " + e.getMessage());
+            }
+            i++;
+        }
+        return out;
     }
 }

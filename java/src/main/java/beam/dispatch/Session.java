@@ -3,10 +3,10 @@ package beam.dispatch;
 import beam.cluster.ActorRecord;
 import beam.cluster.Cluster;
 import beam.cluster.RequestException;
-import beam.cluster.Resources;
 import beam.codec.Frame;
-import beam.node.ProcessContext;
+import beam.cluster.ProcessContext;
 import beam.protocol.Frames;
+import beam.protocol.Protocol;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
 import beam.views.ClusterViews;
@@ -14,7 +14,9 @@ import beam.views.Doctor;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -28,7 +30,6 @@ import java.util.logging.Logger;
  * it); a well-framed request that is wrong gets an error reply and the connection lives.
  */
 public final class Session implements FramedClient {
-    public static final int PROTOCOL_VERSION = 1;
     private static final Logger LOG = Logger.getLogger(Session.class.getName());
 
     private final FrameSink out;
@@ -64,7 +65,7 @@ public final class Session implements FramedClient {
     }
 
     /** Connections gone at once (a lost node's clients): fate-shared in one pass (Cluster.onClientsGone). */
-    public static void allClosed(Cluster cluster, java.util.Collection<Session> sessions) {
+    public static void allClosed(Cluster cluster, Collection<Session> sessions) {
         List<Session> had = new ArrayList<>();
         List<String> workers = new ArrayList<>();
         for (Session s : sessions) {
@@ -101,8 +102,8 @@ public final class Session implements FramedClient {
             refuse(request.rid(), "the first message on a connection must be 'hello' (see docs/PROTOCOL.md)");
             return;
         }
-        if (hello.proto() != PROTOCOL_VERSION) {
-            refuse(hello.rid(), "protocol version mismatch: this daemon speaks " + PROTOCOL_VERSION
+        if (hello.proto() != Protocol.VERSION) {
+            refuse(hello.rid(), "protocol version mismatch: this daemon speaks " + Protocol.VERSION
                     + ", the client speaks " + hello.proto() + ". Install the same beam version on both.");
             return;
         }
@@ -126,7 +127,7 @@ public final class Session implements FramedClient {
             namespace = actor.namespace();
         } else {
             jobId = daemon.nextJobId();
-            namespace = hello.namespace() != null ? hello.namespace() : java.util.UUID.randomUUID().toString();
+            namespace = hello.namespace() != null ? hello.namespace() : UUID.randomUUID().toString();
         }
         role = hello.role();
         ObjectNode reply = Frames.ok(hello.rid());
@@ -191,7 +192,7 @@ public final class Session implements FramedClient {
             }
             case Request.PgCreate p -> {
                 cluster.groups().create(this, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
-                        bundles(p.rid(), p.bundles()), p.detached());
+                        OptionsParser.bundles(p.rid(), p.bundles()), p.detached());
                 out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgRemove p -> {
@@ -247,20 +248,6 @@ public final class Session implements FramedClient {
     private String ownActor(String id) throws RequestException {
         if (!id.equals(actorId)) throw RequestException.value("a worker may only report on its own actor");
         return id;
-    }
-
-    private static List<Resources> bundles(long rid, JsonNode list) throws BadRequest {
-        List<Resources> out = new ArrayList<>();
-        int i = 0;
-        for (JsonNode b : list) {
-            try {
-                out.add(Resources.fromJson(b, "bundle " + i));
-            } catch (IllegalArgumentException e) {
-                throw new BadRequest(rid, "pg_create: " + e.getMessage());
-            }
-            i++;
-        }
-        return out;
     }
 
     // ------------------------------------------------------------------ Client

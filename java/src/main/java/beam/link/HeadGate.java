@@ -2,18 +2,21 @@ package beam.link;
 
 import beam.auth.TokenAuth;
 import beam.cluster.Node;
+import beam.cluster.NodeAccelerator;
 import beam.cluster.Resources;
 import beam.codec.Frame;
 import beam.codec.FrameException;
+import beam.codec.FrameLimits;
 import beam.connection.Connection;
 import beam.dispatch.DaemonContext;
-import beam.dispatch.Session;
-import beam.protocol.Frames;
+import beam.protocol.LinkCodec;
+import beam.protocol.LinkMessage;
+import beam.protocol.Protocol;
 import beam.util.Ids;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
 import java.util.logging.Logger;
 
 /**
@@ -29,7 +32,7 @@ public final class HeadGate {
     /** From accept to a verified join: a node needs one round trip and an HMAC; a peer that holds the door waits out this. */
     static final long HANDSHAKE_MILLIS = 2_000;
     /** What a join may be: a header (the node's resources and facts are ~2 KiB) and no payload. */
-    public static final beam.codec.FrameLimits JOIN_LIMITS = new beam.codec.FrameLimits(16 * 1024, 0);
+    public static final FrameLimits JOIN_LIMITS = new FrameLimits(16 * 1024, 0);
     private static final Logger LOG = Logger.getLogger(HeadGate.class.getName());
 
     private final DaemonContext daemon;
@@ -54,25 +57,19 @@ public final class HeadGate {
 
     public void serve(Connection connection) {
         strangers.admit(connection, Strangers.sourceOf(connection.peer()));
-        Frame first;
-        String nonce;
+        LinkMessage.Join join;
         try {
-            nonce = challenge(connection);
-            first = readJoin(connection, nonce);
+            join = readJoin(connection, challenge(connection));
         } finally {
             strangers.leave(connection);
         }
-        if (first != null) admit(connection, first);
+        if (join != null) admit(connection, join);
     }
 
     /** Sends the challenge; returns its nonce. */
     private String challenge(Connection connection) {
         String nonce = TokenAuth.newNonce();
-        ObjectNode challenge = Frames.header("challenge");
-        challenge.put("nonce", nonce);
-        challenge.put("proto", Session.PROTOCOL_VERSION);
-        challenge.put("auth", auth.enabled() ? "token" : "disabled");
-        connection.send(new Frame(challenge));
+        connection.send(LinkCodec.encode(new LinkMessage.Challenge(nonce, Protocol.VERSION, auth.enabled())));
         return nonce;
     }
 
@@ -80,7 +77,7 @@ public final class HeadGate {
      * The peer's first frame if it is a join with the right answer to {@code nonce}, else
      * null (the peer was refused or went away).
      */
-    private Frame readJoin(Connection connection, String nonce) {
+    private LinkMessage.Join readJoin(Connection connection, String nonce) {
         var deadline = connection.closeUnlessCancelled(HANDSHAKE_MILLIS);
         Frame first;
         try {
@@ -95,68 +92,61 @@ public final class HeadGate {
             deadline.cancel(false);
         }
         if (first == null) return null;
-        ObjectNode h = first.header();
-        long rid = h.path("rid").asLong(-1);
-        if (!first.op().equals("join")) {
-            refuse(connection, rid, "expected 'join' as the first frame on the head's TCP port; drivers connect to the "
-                    + "beam daemon on their own machine (start one there with `ray start --address HEAD:PORT`)");
+        LinkMessage.Join join = LinkCodec.join(first);
+        if (join == null) {
+            refuse(connection, first.header().path("rid").asLong(-1), "expected 'join' as the first frame on the head's "
+                    + "TCP port; drivers connect to the beam daemon on their own machine (start one there with "
+                    + "`ray start --address HEAD:PORT`)");
             return null;
         }
-        if (!auth.verify(nonce, h.path("auth").asText(null))) {
-            refuse(connection, rid, "authentication failed: " + (h.hasNonNull("auth") ? "wrong" : "missing")
+        if (!auth.verify(nonce, join.auth())) {
+            refuse(connection, join.rid(), "authentication failed: " + (join.auth() != null ? "wrong" : "missing")
                     + " cluster token. Give the joining node the head's token with RAY_AUTH_TOKEN=<token>, "
                     + "RAY_AUTH_TOKEN_PATH=<file> or --auth-token-path <file> (the head keeps it in "
                     + "<temp-dir>/session_latest/" + TokenAuth.TOKEN_FILE + ")");
             LOG.warning("refused a join from " + connection.peer() + ": bad token");
             return null;
         }
-        return first;
+        return join;
     }
 
     /** Takes in a node whose join proved the token. */
-    private void admit(Connection connection, Frame first) {
-        ObjectNode h = first.header();
-        long rid = h.path("rid").asLong(-1);
-        int proto = h.path("proto").asInt(-1);
-        if (proto != Session.PROTOCOL_VERSION) {
-            refuse(connection, rid, "protocol version mismatch: the head speaks " + Session.PROTOCOL_VERSION
-                    + ", the joining node speaks " + proto + ". Install the same beam version on every node.");
+    private void admit(Connection connection, LinkMessage.Join join) {
+        long rid = join.rid();
+        if (join.proto() != Protocol.VERSION) {
+            refuse(connection, rid, "protocol version mismatch: the head speaks " + Protocol.VERSION
+                    + ", the joining node speaks " + join.proto() + ". Install the same beam version on every node.");
             return;
         }
-        String nodeId = h.path("node_id").asText("");
-        String ip = h.path("node_ip").asText("");
+        String nodeId = join.nodeId();
+        String ip = join.nodeIp();
         if (!Ids.isHex(nodeId, 56) || ip.isEmpty()) {
             refuse(connection, rid, "join: node_id (56 hex) and node_ip are required");
             return;
         }
         Resources resources;
-        java.util.Map<String, beam.cluster.NodeAccelerator> accelerators;
+        Map<String, NodeAccelerator> accelerators;
         try {
-            resources = Resources.fromJson(h.get("resources"), "join resources");
-            accelerators = beam.cluster.NodeAccelerator.fromJson(h.get("accelerators"));
+            resources = Resources.fromJson(join.resources(), "join resources");
+            accelerators = NodeAccelerator.fromJson(join.accelerators());
         } catch (IllegalArgumentException e) {
             refuse(connection, rid, e.getMessage());
             return;
         }
-        MemberLink link = new MemberLink(connection, daemon, nodeId, ip, h.path("session_dir").asText(""), heartbeat, pulse);
-        ObjectNode reply = Frames.ok(rid);
-        reply.put("head_node_id", daemon.nodeId());
-        reply.put("namespace", daemon.cluster().namespace());
-        reply.put("heartbeat_ms", heartbeat.periodMillis());
-        reply.put("timeout_ms", heartbeat.timeoutMillis());
+        MemberLink link = new MemberLink(connection, daemon, nodeId, ip, join.sessionDir(), heartbeat, pulse);
         // before addNode: adding the node may place waiting actors on it at once, and the node
         // reads the first frame after its join as the reply
-        connection.send(new Frame(reply));
-        ObjectNode facts = h.path("facts") instanceof ObjectNode f ? f : Frames.header("facts");
-        facts.remove("op");
-        daemon.cluster().addNode(new Node(nodeId, ip, h.path("hostname").asText(ip), false, resources, accelerators, link)
-                .withFacts(facts));
+        connection.send(LinkCodec.encode(new LinkMessage.Welcome(rid, daemon.nodeId(), daemon.cluster().namespace(),
+                heartbeat.periodMillis(), heartbeat.timeoutMillis())));
+        ObjectNode facts = join.facts() != null ? join.facts() : JsonNodeFactory.instance.objectNode();
+        daemon.cluster().addNode(new Node(nodeId, ip, join.hostname() != null ? join.hostname() : ip, false, resources,
+                accelerators, link).withFacts(facts));
         LOG.info("node " + ip + " (" + nodeId + ") joined with " + resources);
         link.run();
     }
 
     private static void refuse(Connection connection, long rid, String message) {
-        connection.send(Frames.error(rid, "ConnectionError", message));
+        connection.send(LinkCodec.encode(new LinkMessage.Refused(rid, message)));
         connection.closeAfterFlush();
     }
 }

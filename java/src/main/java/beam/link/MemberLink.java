@@ -4,25 +4,28 @@ import beam.cluster.ActorRecord;
 import beam.cluster.Cluster;
 import beam.cluster.NodeLink;
 import beam.codec.Frame;
-import beam.codec.FrameCodec;
 import beam.codec.FrameException;
 import beam.connection.Connection;
+import beam.connection.ReaderLoop;
 import beam.dispatch.DaemonContext;
 import beam.dispatch.FrameSink;
 import beam.dispatch.Origin;
 import beam.dispatch.Session;
 import beam.node.SpawnSpec;
 import beam.views.VersionCheck;
+import beam.protocol.LinkCodec;
+import beam.protocol.LinkMessage;
+import beam.protocol.LinkMessage.ToHead;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -31,10 +34,16 @@ import java.util.logging.Logger;
  * {@link Session} for every client of that node (drivers and actor workers), whose frames
  * arrive tagged with a client id. The node's process events come up as link ops.
  *
+ * <p>States of a link at the head: a stranger ({@link HeadGate}: challenged, refused unless
+ * its join proves the token within the handshake's time), then joined from this link's
+ * construction until lost, once, by the first of: the node's {@code node_leave}, the end or
+ * failure of the connection, or a heartbeat silence past the timeout ({@link #declareLost});
+ * then its clients are gone and the cluster hears {@code onNodeLost}.
+ *
  * <p>Threads: {@link #run()} reads on the connection's thread, in order; sends
  * never wait (Connection). {@code clients} is concurrent because the cluster pushes from any thread.
  */
-public final class MemberLink implements NodeLink {
+public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private static final Logger LOG = Logger.getLogger(MemberLink.class.getName());
 
     private final Connection connection;
@@ -42,15 +51,17 @@ public final class MemberLink implements NodeLink {
     private final Cluster cluster;
     private final String nodeId;
     private final String nodeIp;
+    private final String peerName; // "node IP", as log lines name it
     private final Origin origin;
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
     private final Map<Long, Session> clients = new ConcurrentHashMap<>();
     private final AtomicBoolean lost = new AtomicBoolean();
     private final Map<Long, CompletableFuture<JsonNode>> probes = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong nextProbe = new java.util.concurrent.atomic.AtomicLong();
-
+    private final AtomicLong nextProbe = new AtomicLong();
     private final Pulse pulse;
+    private final Consumer<ToHead> handler = this::handle; // made once, not per frame
+    private boolean left; // read thread only
 
     MemberLink(Connection connection, DaemonContext daemon, String nodeId, String nodeIp, String sessionDir,
                Heartbeat heartbeat, Pulse pulse) {
@@ -60,6 +71,7 @@ public final class MemberLink implements NodeLink {
         this.cluster = daemon.cluster();
         this.nodeId = nodeId;
         this.nodeIp = nodeIp;
+        this.peerName = "node " + nodeIp;
         this.origin = new Origin(nodeId, nodeIp, sessionDir);
         this.heartbeat = heartbeat;
     }
@@ -67,88 +79,67 @@ public final class MemberLink implements NodeLink {
     /** Reads the link until it closes, then declares the node lost (unless it left cleanly). */
     void run() {
         pulse.add(this::beat);
-        String reason = "its beam daemon's connection closed (the daemon or its host died)";
-        try {
-            Frame frame;
-            while ((frame = connection.read()) != null) {
-                lastSeen.touch();
-                if (LinkOps.isRelayed(frame)) relay(frame);
-                else if (handleOp(frame)) {
-                    reason = null;
-                    break;
-                }
-            }
-        } catch (FrameException e) {
-            reason = "its link sent a malformed frame (" + e.getMessage() + ")";
-        } catch (IOException e) {
-            reason = "its link failed (" + e.getMessage() + ")";
-        } finally {
-            declareLost(reason == null ? "it left the cluster (`ray stop` on that node)" : reason);
-        }
+        BlockingReader.feed(connection, this);
     }
 
-    private void relay(Frame frame) {
-        long cid = LinkOps.cid(frame);
-        Session session = clients.get(cid);
-        if (session != null) session.onFrame(LinkOps.untag(frame));
+    @Override
+    public boolean onFrame(Frame frame) {
+        lastSeen.touch();
+        LinkFrame.handle(frame, LinkCodec::toHead, handler, peerName);
+        return !left;
     }
 
-    /** Handles a link op; returns true when the node left cleanly. */
-    private boolean handleOp(Frame frame) {
-        ObjectNode h = frame.header();
-        String actorId = h.path("actor_id").asText("");
-        switch (frame.op()) {
-            case "ping" -> { }
-            case "pong" -> { // the answer to our ping, carrying the time we sent it
-                long sent = h.path("t").asLong(0);
-                if (sent != 0) cluster.onNodeRtt(nodeId, Math.max(0, (System.nanoTime() - sent) / 1_000));
+    @Override
+    public void onEnd(Exception why) {
+        declareLost(left ? "it left the cluster (`ray stop` on that node)"
+                : why == null ? "its beam daemon's connection closed (the daemon or its host died)"
+                : why instanceof FrameException ? "its link sent a malformed frame (" + why.getMessage() + ")"
+                : "its link failed (" + why.getMessage() + ")");
+    }
+
+    private void handle(ToHead message) {
+        switch (message) {
+            case LinkMessage.Relayed r -> {
+                Session session = clients.get(r.cid());
+                if (session != null) session.onFrame(r.frame());
             }
-            case "node_facts" -> {
-                h.remove("op");
-                cluster.onNodeFacts(nodeId, h);
+            case LinkMessage.Ping p -> { }
+            case LinkMessage.Pong p -> { // the answer to our ping, carrying the time we sent it
+                if (p.t() != 0) cluster.onNodeRtt(nodeId, Math.max(0, (System.nanoTime() - p.t()) / 1_000));
             }
-            case "client_open" -> {
-                long cid = h.path("client").asLong();
-                clients.put(cid, new Session(sinkFor(cid), daemon, origin));
-            }
-            case "client_close" -> {
-                Session s = clients.remove(h.path("client").asLong());
+            case LinkMessage.NodeFacts f -> cluster.onNodeFacts(nodeId, f.facts());
+            case LinkMessage.ClientOpen c -> clients.put(c.client(), new Session(sinkFor(c.client()), daemon, origin));
+            case LinkMessage.ClientClose c -> {
+                Session s = clients.remove(c.client());
                 if (s != null) s.onClosed();
             }
-            case "actor_started" -> cluster.onActorProcessStarted(actorId, h.path("pid").asLong());
-            case "actor_start_failed" -> cluster.onActorStartFailed(actorId, h.path("detail").asText());
-            case "actor_exited" -> {
-                List<String> tail = new ArrayList<>();
-                h.path("tail").forEach(t -> tail.add(t.asText()));
-                cluster.onActorExited(actorId, h.path("code").asInt(), tail, h.path("oom_kills").asLong());
+            case LinkMessage.ActorStarted a -> cluster.onActorProcessStarted(a.actorId(), a.pid());
+            case LinkMessage.ActorStartFailed a -> cluster.onActorStartFailed(a.actorId(), a.detail());
+            case LinkMessage.ActorExited a -> cluster.onActorExited(a.actorId(), a.code(), a.tail(), a.oomKills());
+            case LinkMessage.ActorLog l -> cluster.onActorLog(l.actorId(), l.frame());
+            case LinkMessage.NodeVersions v -> VersionCheck.record(cluster, nodeId, v.versions(), daemon.headFacts());
+            case LinkMessage.ProbeResult r -> {
+                CompletableFuture<JsonNode> f = probes.get(r.probeId());
+                if (f != null) f.complete(r.results());
             }
-            case "actor_log" -> {
-                h.put("op", "log");
-                cluster.onActorLog(actorId, frame);
-            }
-            case "node_versions" -> VersionCheck.record(cluster, nodeId, h.path("versions"), daemon.headFacts());
-            case "probe_result" -> {
-                CompletableFuture<JsonNode> f = probes.get(h.path("probe_id").asLong());
-                if (f != null) f.complete(h.path("results"));
-            }
-            case "node_leave" -> {
-                return true;
-            }
-            default -> LOG.warning("node " + nodeIp + " sent unknown link op '" + frame.op() + "'");
+            case LinkMessage.NodeLeave l -> left = true;
         }
-        return false;
+    }
+
+    private void send(LinkMessage message) {
+        connection.send(LinkCodec.encode(message));
     }
 
     private FrameSink sinkFor(long cid) {
         return new FrameSink() {
             @Override
             public void send(Frame frame) {
-                connection.send(LinkOps.tag(frame, cid));
+                MemberLink.this.send(new LinkMessage.Relayed(cid, frame));
             }
 
             @Override
             public void close() {
-                connection.send(LinkOps.clientEvent("client_close", cid));
+                MemberLink.this.send(new LinkMessage.ClientClose(cid));
             }
         };
     }
@@ -167,7 +158,7 @@ public final class MemberLink implements NodeLink {
             });
             return false;
         }
-        connection.send(LinkOps.ping());
+        send(new LinkMessage.Ping(System.nanoTime())); // the node's pong brings it back: the round trip
         return true;
     }
 
@@ -177,24 +168,19 @@ public final class MemberLink implements NodeLink {
         connection.close();
         Session.allClosed(cluster, new ArrayList<>(clients.values()));
         clients.clear();
-        probes.values().forEach(f -> f.complete(com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode()));
+        probes.values().forEach(f -> f.complete(JsonNodeFactory.instance.arrayNode()));
         cluster.onNodeLost(nodeId, reason);
     }
 
     // ------------------------------------------------------------------ NodeLink
 
     @Override
-    public void startActor(ActorRecord actor, java.util.Map<String, List<String>> deviceIds) {
+    public void startActor(ActorRecord actor, Map<String, List<String>> deviceIds) {
         SpawnSpec spec = SpawnSpec.of(actor, deviceIds);
-        ObjectNode h = LinkOps.op("start_actor").header();
-        h.put("actor_id", spec.actorId());
-        h.put("class_name", spec.className());
-        h.set("accelerator_ids", FrameCodec.json().valueToTree(deviceIds));
-        h.set("env_vars", FrameCodec.json().valueToTree(spec.envVars()));
-        if (spec.context() != null) h.set("context", FrameCodec.json().valueToTree(spec.context()));
-        h.put("log_to_owner", spec.logToOwner());
-        h.put("omp_threads", spec.ompThreads());
-        connection.send(new Frame(h));
+        var ctx = spec.context();
+        send(new LinkMessage.StartActor(spec.actorId(), spec.className(), deviceIds, spec.envVars(),
+                ctx == null ? null : new LinkMessage.Context(ctx.python(), ctx.cwd(), ctx.sysPath()),
+                spec.logToOwner(), spec.ompThreads()));
     }
 
     @Override
@@ -202,17 +188,12 @@ public final class MemberLink implements NodeLink {
         long id = nextProbe.incrementAndGet();
         CompletableFuture<JsonNode> result = new CompletableFuture<>();
         probes.put(id, result);
-        ObjectNode h = LinkOps.op("probe").header();
-        h.put("probe_id", id);
-        h.set("targets", targets);
-        connection.send(new Frame(h));
+        send(new LinkMessage.Probe(id, targets));
         return result.whenComplete((r, e) -> probes.remove(id));
     }
 
     @Override
     public void killActor(ActorRecord actor) {
-        ObjectNode h = LinkOps.op("kill_actor").header();
-        h.put("actor_id", actor.id());
-        connection.send(new Frame(h));
+        send(new LinkMessage.KillActor(actor.id()));
     }
 }

@@ -13,8 +13,8 @@ import java.util.logging.Logger;
  * thread calls {@link Beating#beat()} on every link registered here (which sends its
  * {@code ping} and checks the peer's silence), rather than each link sleeping on a thread of
  * its own. One wake-up per period serves every link: an idle daemon costs next to nothing
- * (a virtual thread's wake-up cost the carrier pool 1-3 ms of CPU on the benchmark's VM,
- * docs/DESIGN.md, "Threads"), and a head with a thousand links sends their pings in one pass.
+ * (each wake-up of a virtual thread costs the carrier pool CPU; docs/PERFORMANCE.md, "Scale"),
+ * and a head with a thousand links sends their pings in one pass.
  * The clock runs only while some link is registered: a head without joined nodes never wakes
  * for it.
  */

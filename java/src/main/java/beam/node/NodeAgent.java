@@ -1,5 +1,6 @@
 package beam.node;
 
+import beam.cluster.ProcessContext;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import beam.codec.FrameCodec;
 import java.io.IOException;

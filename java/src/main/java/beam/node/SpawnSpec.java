@@ -1,6 +1,7 @@
 package beam.node;
 
 import beam.cluster.ActorRecord;
+import beam.cluster.ProcessContext;
 import java.util.List;
 import java.util.Map;
 

@@ -1,6 +1,8 @@
 package beam.protocol;
 
 import beam.codec.Frame;
+import beam.codec.FrameCodec;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -30,8 +32,8 @@ public final class Frames {
      */
     public static Frame okWithBody(long rid, ObjectNode body) {
         try {
-            return okWithBody(rid, beam.codec.FrameCodec.json().writeValueAsBytes(body));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return okWithBody(rid, FrameCodec.json().writeValueAsBytes(body));
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException("a reply body is not serializable", e);
         }
     }

@@ -3,7 +3,6 @@ package beam.protocol;
 import beam.codec.RelayHeader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -145,95 +144,5 @@ public sealed interface Request {
 
     private static String clip(String s) {
         return s.length() > 40 ? s.substring(0, 40) + "..." : s;
-    }
-
-    /** Typed field access that names the field and the op on every error. */
-    final class Fields {
-        private final ObjectNode h;
-        private final String op;
-
-        Fields(ObjectNode h) {
-            this.h = h;
-            this.op = h.get("op").asText();
-        }
-
-        long ridOrMinus() {
-            JsonNode r = h.get("rid");
-            return r != null && r.isIntegralNumber() ? r.asLong() : -1;
-        }
-
-        long rid() throws BadRequest {
-            JsonNode r = h.get("rid");
-            if (r == null || !r.isIntegralNumber()) throw bad("field 'rid' (integer) is required");
-            return r.asLong();
-        }
-
-        String text(String name) throws BadRequest {
-            JsonNode v = h.get(name);
-            if (v == null || !v.isTextual()) throw bad("field '" + name + "' (string) is required");
-            return v.asText();
-        }
-
-        String optText(String name) throws BadRequest {
-            JsonNode v = h.get(name);
-            if (v == null || v.isNull()) return null;
-            if (!v.isTextual()) throw bad("field '" + name + "' must be a string");
-            return v.asText();
-        }
-
-        String hex(String name, int chars) throws BadRequest {
-            String v = text(name);
-            if (!beam.util.Ids.isHex(v, chars)) throw bad("field '" + name + "' must be " + chars + " hex characters");
-            return v;
-        }
-
-        int integer(String name) throws BadRequest {
-            JsonNode v = h.get(name);
-            if (v == null || !v.isIntegralNumber()) throw bad("field '" + name + "' (integer) is required");
-            return v.asInt();
-        }
-
-        long optLong(String name, long dflt) throws BadRequest {
-            JsonNode v = h.get(name);
-            if (v == null || v.isNull()) return dflt;
-            if (!v.isIntegralNumber()) throw bad("field '" + name + "' must be an integer");
-            return v.asLong();
-        }
-
-        boolean optBool(String name, boolean dflt) throws BadRequest {
-            JsonNode v = h.get(name);
-            if (v == null || v.isNull()) return dflt;
-            if (!v.isBoolean()) throw bad("field '" + name + "' must be true or false");
-            return v.asBoolean();
-        }
-
-        ObjectNode object(String name) throws BadRequest {
-            JsonNode v = h.get(name);
-            if (v == null || v.isNull()) return h.objectNode();
-            if (!(v instanceof ObjectNode o)) throw bad("field '" + name + "' must be an object");
-            return o;
-        }
-
-        JsonNode array(String name) throws BadRequest {
-            JsonNode v = h.get(name);
-            if (v == null || !v.isArray()) throw bad("field '" + name + "' (list) is required");
-            return v;
-        }
-
-        List<String> textList(String name) throws BadRequest {
-            JsonNode v = h.get(name);
-            List<String> out = new ArrayList<>();
-            if (v == null || v.isNull()) return out;
-            if (!v.isArray()) throw bad("field '" + name + "' must be a list of strings");
-            for (JsonNode e : v) {
-                if (!e.isTextual()) throw bad("field '" + name + "' must be a list of strings");
-                out.add(e.asText());
-            }
-            return out;
-        }
-
-        private BadRequest bad(String message) {
-            return new BadRequest(ridOrMinus(), op + ": " + message);
-        }
     }
 }

@@ -2,7 +2,7 @@ package beam.cluster;
 
 import beam.codec.Frame;
 import beam.dispatch.FramedClient;
-import beam.node.ProcessContext;
+import beam.cluster.ProcessContext;
 import java.util.ArrayList;
 import java.util.List;
 

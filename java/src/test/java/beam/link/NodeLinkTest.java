@@ -158,15 +158,21 @@ class NodeLinkTest {
         assertThat(replay.get("error").asText()).contains("authentication failed");
     }
 
+    /** A raw TCP peer that joins with the right token as node 127.0.0.9, then does what the test says. */
+    private SocketChannel rawJoin() throws Exception {
+        SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+        DataInputStream in = new DataInputStream(Channels.newInputStream(ch));
+        FrameCodec codec = new FrameCodec(FrameLimits.DEFAULT);
+        String nonce = codec.decode(in).header().get("nonce").asText();
+        ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(join(new TokenAuth(token).answer(nonce))))));
+        assertThat(codec.decode(in).header().get("ok").asBoolean()).isTrue();
+        return ch;
+    }
+
     @Test
     void silentNodeIsDeclaredLostAfterTheTimeout() throws Exception {
         // A node that joins and then says nothing (no heartbeats): the head must give up on it.
-        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
-            DataInputStream in = new DataInputStream(Channels.newInputStream(ch));
-            FrameCodec codec = new FrameCodec(FrameLimits.DEFAULT);
-            String nonce = codec.decode(in).header().get("nonce").asText();
-            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(join(new TokenAuth(token).answer(nonce))))));
-            assertThat(codec.decode(in).header().get("ok").asBoolean()).isTrue();
+        try (SocketChannel ch = rawJoin()) {
             long t0 = System.nanoTime();
             while (node("127.0.0.9") == null) Thread.sleep(1); // the head adds it just after the reply
             while (node("127.0.0.9").get("Alive").asBoolean()) {
@@ -174,6 +180,22 @@ class NodeLinkTest {
                 Thread.sleep(20);
             }
             assertThat(node("127.0.0.9").get("DeathReasonMessage").asText()).contains("no heartbeat");
+        }
+    }
+
+    @Test
+    void aBadOrUnknownLinkFrameIsDroppedAndTheLinkStays() throws Exception {
+        try (SocketChannel ch = rawJoin()) {
+            assertThat(joined("127.0.0.9")).isNotNull();
+            ObjectNode bad = FrameCodec.json().createObjectNode().put("op", "actor_started")
+                    .put("actor_id", "0123456789abcdef0123456701000000").put("pid", "many");
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(bad))));
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(FrameCodec.json().createObjectNode().put("op", "no_such_op")))));
+            // read after the bad frames: had they cut the link, the node would be lost for that instead
+            ch.write(ByteBuffer.wrap(FrameCodec.encode(new Frame(FrameCodec.json().createObjectNode().put("op", "node_leave")))));
+            long deadline = System.currentTimeMillis() + 2000;
+            while (node("127.0.0.9").get("Alive").asBoolean() && System.currentTimeMillis() < deadline) Thread.sleep(10);
+            assertThat(node("127.0.0.9").get("DeathReasonMessage").asText()).contains("left the cluster");
         }
     }
 

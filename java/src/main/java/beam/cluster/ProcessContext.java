@@ -1,4 +1,4 @@
-package beam.node;
+package beam.cluster;
 
 import java.util.List;
 

@@ -1,0 +1,224 @@
+package beam.link;
+
+import beam.cluster.ProcessContext;
+import beam.codec.Frame;
+import beam.codec.FrameException;
+import beam.connection.Connection;
+import beam.connection.Listener;
+import beam.connection.ReaderLoop;
+import beam.metrics.UserMetrics;
+import beam.node.ActorEvents;
+import beam.node.NodeAgent;
+import beam.node.Prober;
+import beam.node.SpawnSpec;
+import beam.protocol.LinkCodec;
+import beam.protocol.LinkMessage;
+import beam.protocol.LinkMessage.ToNode;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.logging.Logger;
+
+/**
+ * A joined node's end of its link to the head. Every local client (driver or actor worker)
+ * is relayed up it, tagged with a client id, and the head's answers come back the same way;
+ * the head's orders (start, kill, probe) go to the node's {@link NodeAgent}, whose events
+ * go back up ({@link ActorEvents}).
+ *
+ * <p>States of a link at a joined node: joining ({@link HeadDialer}: connect, answer the
+ * challenge, join; any failure ends the start with the reason), then joined from this
+ * link's construction until the first of:
+ * {@link #leave} (this node stops: it says {@code node_leave}, then {@link #close}), or lost
+ * (the link closed or failed, or the head was silent past the node timeout), which is told
+ * to {@code onLost} once, with the reason, and not after {@code leave}.
+ *
+ * <p>Threads: the head's frames arrive in order on one thread (the unix listener's reader loop
+ * for plain TCP, a platform thread of its own for TLS, whose reads block), which must not
+ * block; local clients' frames on the reader loop. Sends never wait (Connection).
+ */
+public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
+    private static final Logger LOG = Logger.getLogger(HeadLink.class.getName());
+
+    private final HeadDialer.Joined joined;
+    private final Connection head;
+    private final Heartbeat heartbeat;
+    private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
+    private final UserMetrics userMetrics;
+    private final Consumer<String> onLost;
+    private final Map<Long, Connection> clients = new ConcurrentHashMap<>();
+    private final AtomicLong nextClient = new AtomicLong(1);
+    private final Pulse pulse;
+    private final Consumer<ToNode> handler = this::handle; // made once, not per frame
+    private volatile boolean leaving;
+    private final AtomicBoolean lost = new AtomicBoolean();
+    private NodeAgent agent;
+
+    /** {@code userMetrics}: where local clients' own metrics go (they stay on this node). */
+    public HeadLink(HeadDialer.Joined joined, Heartbeat heartbeat, UserMetrics userMetrics, Consumer<String> onLost) {
+        this.joined = joined;
+        this.head = joined.connection();
+        this.heartbeat = heartbeat;
+        this.userMetrics = userMetrics;
+        this.onLost = onLost;
+        this.pulse = new Pulse(heartbeat, "heartbeat");
+    }
+
+    /** The agent that runs the actors the head places here; before {@link #startReading}. */
+    public void attach(NodeAgent agent) {
+        this.agent = agent;
+    }
+
+    /**
+     * Starts reading the head and beating. A plain link is read by {@code unixListener}'s
+     * reader loop, so that a call relayed to a worker and that worker's result wake one thread,
+     * not two.
+     */
+    public void startReading(Listener unixListener) throws IOException {
+        if (joined.plainChannel() != null) {
+            unixListener.alsoRead(head, joined.plainChannel(), head.takeBuffered(), this);
+        } else {
+            Thread.ofPlatform().daemon().name("head link").start(() -> BlockingReader.feed(head, this));
+        }
+        pulse.add(this::beat);
+    }
+
+    public void send(LinkMessage.ToHead message) {
+        head.send(LinkCodec.encode(message));
+    }
+
+    /** How long the head has been silent. */
+    public long silentMillis() {
+        return lastSeen.silentMillis();
+    }
+
+    /** This node stops: tell the head (so it drops the node at once), and end the local clients' connections. */
+    public void leave() {
+        leaving = true;
+        if (head.isOpen()) send(new LinkMessage.NodeLeave());
+        for (Connection c : clients.values()) c.closeAfterFlush();
+    }
+
+    /** Ends the link once what is queued is written, and stops the heartbeat. */
+    public void close() {
+        head.closeAfterFlush();
+        pulse.close();
+    }
+
+    // ------------------------------------------------------------------ the head's frames
+
+    @Override
+    public boolean onFrame(Frame frame) {
+        lastSeen.touch();
+        LinkFrame.handle(frame, LinkCodec::toNode, handler, "the head");
+        return true;
+    }
+
+    @Override
+    public void onEnd(Exception why) {
+        lost(why == null ? "the head closed the link"
+                : why instanceof FrameException ? "the head sent a malformed frame: " + why.getMessage()
+                : "the link to the head failed: "
+                + (why.getMessage() != null ? why.getMessage() : why.getClass().getSimpleName()));
+    }
+
+    private void handle(ToNode message) {
+        switch (message) {
+            case LinkMessage.Relayed r -> { // for a local client, which gets it without the tag
+                Connection local = clients.get(r.cid());
+                if (local != null) local.send(r.frame());
+            }
+            case LinkMessage.Ping p -> {
+                if (p.t() != null) send(new LinkMessage.Pong(p.t()));
+            }
+            case LinkMessage.ClientClose c -> {
+                Connection local = clients.get(c.client());
+                if (local != null) local.closeAfterFlush();
+            }
+            case LinkMessage.StartActor s -> agent.spawn(spawnSpec(s));
+            case LinkMessage.KillActor k -> agent.kill(k.actorId());
+            case LinkMessage.Probe p -> Prober.probe(p.targets())
+                    .thenAccept(results -> send(new LinkMessage.ProbeResult(p.probeId(), results)));
+        }
+    }
+
+    private static SpawnSpec spawnSpec(LinkMessage.StartActor s) {
+        LinkMessage.Context c = s.context();
+        return new SpawnSpec(s.actorId(), s.className(), s.acceleratorIds(), s.envVars(),
+                c == null ? null : new ProcessContext(c.python(), c.cwd(), c.sysPath()), s.logToOwner(), s.ompThreads());
+    }
+
+    /** One heartbeat ({@link Pulse}): give up on a silent head, else ping it. */
+    private boolean beat() {
+        if (leaving) return false;
+        long silent = lastSeen.silentMillis();
+        if (silent > heartbeat.timeoutMillis()) {
+            lost("no heartbeat from the head for " + silent + " ms");
+            return false;
+        }
+        send(new LinkMessage.Ping(null));
+        return true;
+    }
+
+    private void lost(String reason) {
+        if (!leaving && lost.compareAndSet(false, true)) onLost.accept(reason);
+    }
+
+    // ------------------------------------------------------------------ local clients
+
+    /**
+     * The reader loop's handler for a local client of this node: its frames go to the head
+     * tagged with its client id, on the loop's thread, which this must not block: a send on
+     * the link never waits.
+     */
+    public ReaderLoop.Handler localClient(Connection local) {
+        long cid = nextClient.getAndIncrement();
+        clients.put(cid, local);
+        send(new LinkMessage.ClientOpen(cid));
+        return new ReaderLoop.Handler() {
+            @Override
+            public boolean onFrame(Frame frame) {
+                if (frame.relay() == null && frame.op().equals("metrics")) { // this node's own: kept here
+                    userMetrics.record(cid, frame.header().get("metrics")); // logs what it refuses
+                    return true;
+                }
+                send(new LinkMessage.Relayed(cid, frame));
+                return true;
+            }
+
+            @Override
+            public void onEnd(Exception why) {
+                if (why instanceof FrameException) LOG.warning("closing a local client: " + why.getMessage());
+                else if (why != null) LOG.fine(() -> "local client went away: " + why.getMessage());
+                userMetrics.sourceGone(cid);
+                clients.remove(cid);
+                send(new LinkMessage.ClientClose(cid));
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------ ActorEvents, up to the head
+
+    @Override
+    public void started(String actorId, long pid) {
+        send(new LinkMessage.ActorStarted(actorId, pid));
+    }
+
+    @Override
+    public void startFailed(String actorId, String detail) {
+        send(new LinkMessage.ActorStartFailed(actorId, detail));
+    }
+
+    @Override
+    public void exited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
+        send(new LinkMessage.ActorExited(actorId, exitCode, stderrTail, oomKills));
+    }
+
+    @Override
+    public void log(String actorId, Frame logFrame) {
+        send(new LinkMessage.ActorLog(actorId, logFrame));
+    }
+}

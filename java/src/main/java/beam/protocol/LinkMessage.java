@@ -1,0 +1,124 @@
+package beam.protocol;
+
+import beam.codec.Frame;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every message between a joined node and the head (docs/PROTOCOL.md, "Node links"), one
+ * record per op, read and written only by {@link LinkCodec}. {@link ToHead} and
+ * {@link ToNode} are what each end may receive once joined; each end switches over its type
+ * exhaustively, so an op cannot be added to one end and forgotten at the other. The
+ * handshake ({@link Challenge}, {@link Join}, {@link JoinAnswer}) comes before either.
+ */
+public sealed interface LinkMessage {
+    /** What the head reads from a joined node. */
+    sealed interface ToHead extends LinkMessage {
+    }
+
+    /** What a joined node reads from the head. */
+    sealed interface ToNode extends LinkMessage {
+    }
+
+    // ------------------------------------------------------------------ handshake
+
+    /** The head's first frame on every connection; {@code tokenRequired}: the join must answer the nonce. */
+    record Challenge(String nonce, int proto, boolean tokenRequired) implements LinkMessage {
+    }
+
+    /**
+     * A node's first frame. Read leniently (absent fields are null, -1 or empty), because the
+     * head checks them itself in the order that refuses a stranger before it reads any more
+     * (link/HeadGate); {@code resources} and {@code accelerators} stay JSON for the same reason.
+     */
+    record Join(long rid, int proto, String auth, String nodeId, String nodeIp, String hostname, String sessionDir,
+                JsonNode resources, JsonNode accelerators, ObjectNode facts) implements LinkMessage {
+    }
+
+    /** The head's answer to a join (or to any first frame it refuses). */
+    sealed interface JoinAnswer extends LinkMessage {
+    }
+
+    record Welcome(long rid, String headNodeId, String namespace, long heartbeatMs, long timeoutMs)
+            implements JoinAnswer {
+    }
+
+    /** The connection closes after it; {@code message} says what was wrong and what to do. */
+    record Refused(long rid, String message) implements JoinAnswer {
+    }
+
+    // ------------------------------------------------------------------ both ways
+
+    /** A frame of one of the node's clients, without its tag (the codec adds and cuts it). */
+    record Relayed(long cid, Frame frame) implements ToHead, ToNode {
+    }
+
+    /** The heartbeat; {@code t} is the head's clock (nanos) on the head's pings, null on the node's. */
+    record Ping(Long t) implements ToHead, ToNode {
+    }
+
+    /** Node to head: the client disconnected; head to node: disconnect it. */
+    record ClientClose(long client) implements ToHead, ToNode {
+    }
+
+    // ------------------------------------------------------------------ node -> head
+
+    /** The answer to a ping with {@code t}, carrying it back. */
+    record Pong(long t) implements ToHead {
+    }
+
+    /** Facts learnt after the join (the HTTP face's ports), merged into the node's. */
+    record NodeFacts(ObjectNode facts) implements ToHead {
+    }
+
+    record ClientOpen(long client) implements ToHead {
+    }
+
+    record ActorStarted(String actorId, long pid) implements ToHead {
+    }
+
+    record ActorStartFailed(String actorId, String detail) implements ToHead {
+    }
+
+    /** {@code code}: 128+N for signal N; {@code oomKills}: OOM kills on the node while it ran. */
+    record ActorExited(String actorId, int code, List<String> tail, long oomKills) implements ToHead {
+    }
+
+    /** An actor's {@code log} frame for its owner, sent on as it is. */
+    record ActorLog(String actorId, Frame frame) implements ToHead {
+    }
+
+    /** The node's Python-side versions, asked after the join so that start-up does not wait. */
+    record NodeVersions(JsonNode versions) implements ToHead {
+    }
+
+    record ProbeResult(long probeId, JsonNode results) implements ToHead {
+    }
+
+    /** The node leaves the cluster (`ray stop`): the head drops it at once, without waiting for a timeout. */
+    record NodeLeave() implements ToHead {
+    }
+
+    // ------------------------------------------------------------------ head -> node
+
+    /**
+     * Start a worker process for an actor placed on the node. {@code context} is the owner's
+     * interpreter, working directory and sys.path (null when unknown).
+     */
+    record StartActor(String actorId, String className, Map<String, List<String>> acceleratorIds,
+                      Map<String, String> envVars, Context context, boolean logToOwner, int ompThreads)
+            implements ToNode {
+    }
+
+    record Context(String python, String cwd, List<String> sysPath) {
+    }
+
+    record KillActor(String actorId) implements ToNode {
+    }
+
+    /** `ray doctor`: connect to each target's probe port. */
+    record Probe(long probeId, JsonNode targets) implements ToNode {
+    }
+}
