@@ -21,13 +21,16 @@ final class DetachedStart {
     private DetachedStart() {
     }
 
-    /** Launches the daemon for {@code ray start ARGS} and relays its report; the exit status of {@code ray start}. */
-    static int launch(String tempDirFlag, List<String> args) throws IOException, InterruptedException {
-        Path temp = Paths.tempDir(tempDirFlag);
+    /**
+     * Launches the daemon for {@code ray start ARGS}, its sessions in {@code temp}, and relays
+     * its report; the exit status of {@code ray start}. The daemon runs with this JVM's own
+     * flags (the launcher's JVM_FLAGS, chosen for the daemon's idle memory and start-up).
+     */
+    static int launch(Path temp, List<String> args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute()) cmd.add("/usr/bin/setsid");
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(daemonJvmFlags(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(Main.class.getName());
@@ -62,13 +65,5 @@ final class DetachedStart {
             System.err.println("beam: the daemon exited (code " + code + ") before it was ready; see " + stderrLog);
         }
         return code;
-    }
-
-    /**
-     * The daemon runs with the CLI's own JVM flags (python/ray/_beam/launcher.py JVM_FLAGS,
-     * chosen for the daemon's idle memory and start-up; docs/PERFORMANCE.md).
-     */
-    static List<String> daemonJvmFlags(List<String> cliFlags) {
-        return List.copyOf(cliFlags);
     }
 }

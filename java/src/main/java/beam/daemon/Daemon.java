@@ -11,6 +11,7 @@ import beam.dispatch.Origin;
 import beam.link.HeadGate;
 import beam.node.NodeAgent;
 import beam.util.Ids;
+import beam.util.Scheduler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -45,8 +46,10 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private Listener tcpListener;
     private HeadGate gate;
     private String gcsAddress;
-    private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
-            NodeFacts.pythonVersions();
+    /** How often the placement groups' timeouts are checked. */
+    private static final long GROUP_TICK_MILLIS = 1_000;
+    private volatile Scheduler.Timer groupTicks;
+    private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions;
     private com.fasterxml.jackson.databind.node.ObjectNode headFacts;
     private final beam.metrics.UserMetrics userMetrics = new beam.metrics.UserMetrics();
     private beam.http.NodeHttp http;
@@ -56,6 +59,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
         this.session = session;
+        this.pythonVersions = NodeFacts.pythonVersions(config.environment());
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress("8.8.8.8");
         this.localNode = new HeadLocalNode(cluster);
         this.accelerators = HostProbe.accelerators(config);
@@ -78,7 +82,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                         gate::serve)).start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
-        headFacts = NodeFacts.collect(nodeIp, accelerators);
+        headFacts = NodeFacts.collect(nodeIp, accelerators, config.environment());
         headFacts.put("probe_port", port);
         pythonVersions.thenAccept(py -> {
             synchronized (cluster) {
@@ -93,7 +97,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                 c -> LocalClient.of(c, this, origin)).start();
         session.writeNodeJson(nodeId, nodeIp, gcsAddress, ProcessHandle.current().pid());
         // a platform thread: waking a virtual one cost the idle daemon 1-3 ms of CPU each time
-        Thread.ofPlatform().daemon().name("ticker").start(this::tickLoop);
+        groupTicks = Scheduler.system().every(GROUP_TICK_MILLIS, cluster.groups()::tick);
         if (config.ownerPid() > 0) {
             ProcessHandle.of(config.ownerPid()).ifPresentOrElse(
                     h -> h.onExit().thenRun(() -> {
@@ -153,17 +157,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         });
     }
 
-    private void tickLoop() {
-        while (!stopping.get()) {
-            try {
-                Thread.sleep(1_000);
-            } catch (InterruptedException e) {
-                return;
-            }
-            cluster.groups().tick();
-        }
-    }
-
     @Override
     public void requestShutdown() {
         if (!stopping.compareAndSet(false, true)) return;
@@ -174,6 +167,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     @Override
     public void shutdown() {
         stopping.set(true);
+        if (groupTicks != null) groupTicks.cancel();
         if (unixListener != null) unixListener.close();
         if (tcpListener != null) tcpListener.close();
         if (gate != null) gate.close();

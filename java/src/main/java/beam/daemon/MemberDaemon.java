@@ -61,8 +61,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     private Connection head;
     /** The link's socket when it is plain TCP (then the reader loop reads it), else null (TLS). */
     private SocketChannel headChannel;
-    private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions =
-            NodeFacts.pythonVersions();
+    private final java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pythonVersions;
     private java.net.ServerSocket probeListener;
     /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
     private final Map<String, beam.cluster.NodeAccelerator> accelerators;
@@ -74,6 +73,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
     public MemberDaemon(DaemonConfig config, SessionDir session) {
         this.config = config;
         this.session = session;
+        this.pythonVersions = NodeFacts.pythonVersions(config.environment());
         String host = config.headAddress().substring(0, config.headAddress().lastIndexOf(':'));
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(host);
         this.accelerators = HostProbe.accelerators(config);
@@ -94,7 +94,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         try {
             join();
         } finally {
-            deadline.cancel(false);
+            deadline.cancel();
         }
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(), this::relayLocalClient).start();
         session.writeNodeJson(nodeId, nodeIp, address, ProcessHandle.current().pid());
@@ -210,7 +210,7 @@ public final class MemberDaemon implements RunningDaemon, ActorEvents {
         join.put("hostname", HostProbe.hostname());
         join.put("session_dir", session.dir().toString());
         join.set("resources", HostProbe.resources(config, nodeIp, false, accelerators).toJson());
-        ObjectNode facts = NodeFacts.collect(nodeIp, accelerators);
+        ObjectNode facts = NodeFacts.collect(nodeIp, accelerators, config.environment());
         try {
             probeListener = beam.node.Prober.listen(nodeIp);
             facts.put("probe_port", probeListener.getLocalPort());

@@ -92,7 +92,7 @@ public final class HeadGate {
         } catch (IOException e) {
             return null;
         } finally {
-            deadline.cancel(false);
+            deadline.cancel();
         }
         if (first == null) return null;
         ObjectNode h = first.header();
