@@ -17,9 +17,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -31,7 +29,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * ({@link DetachedStart}); the Python {@code ray} launcher and the bash script do the same
  * relaying themselves, without this JVM.
  *
- * <p>Its options are declared with picocli's programmatic model ({@link #commandLine()}), not
+ * <p>Its options are declared with picocli's programmatic model ({@link #commandLine(Environment)}), not
  * annotations like the other commands: reading annotations makes the JDK generate a proxy
  * class per annotation type at run time, which the AOT cache cannot hold, and that took
  * picocli about 40 ms of every daemon start (docs/PERFORMANCE.md, "picocli without
@@ -40,15 +38,6 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 public final class StartCommand implements Callable<Integer> {
     static final String DESCRIPTION = "Start the beam daemon on this machine.";
-    /** Ray's flags that do not apply to beam: accepted (with or without a value) and ignored. */
-    static final String[] IGNORED_RAY_FLAGS = {"--disable-usage-stats", "--object-store-memory", "--memory",
-        "--dashboard-agent-grpc-port", "--min-worker-port", "--max-worker-port",
-        "--node-manager-port", "--object-manager-port", "--runtime-env-agent-port", "--ray-client-server-port",
-        "--redis-password", "--system-config", "--plasma-directory", "--object-spilling-directory", "--storage",
-        "--log-style", "--log-color", "--verbose", "--labels", "--node-name", "--worker-port-list",
-        "--disable-log-dedup", "--enable-object-reconstruction", "--gcs-server-port", "--autoscaling-config",
-        "--no-monitor", "--tracing-startup-hook", "--include-log-monitor"};
-
     boolean head;
     String address;
     int port;
@@ -144,8 +133,7 @@ public final class StartCommand implements Callable<Integer> {
                 "Every node's Prometheus /metrics (default: any free port, in node.json).", false));
         spec.addOption(value("--owner-pid", "<ownerPid>", long.class, String.valueOf(DaemonConfig.NO_OWNER), "Stop when this process exits.", true));
         spec.addOption(flag("--notify-ready", "", true));
-        spec.addOption(OptionSpec.builder(IGNORED_RAY_FLAGS).paramLabel("<ignored>").arity("0..1").type(List.class)
-                .auxiliaryTypes(String.class).hidden(true).description("Ray flags that do not apply to beam: accepted and ignored.").build());
+        spec.addOption(IgnoredRayFlags.option());
         command.spec = spec;
         CommandLine cli = new CommandLine(spec);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
@@ -190,7 +178,7 @@ public final class StartCommand implements Callable<Integer> {
         agentPort = option("--dashboard-agent-listen-port");
         metricsPort = option("--metrics-export-port");
         includeDashboard = !Boolean.FALSE.equals(option("--include-dashboard"));
-        List<String> given = option(IGNORED_RAY_FLAGS[0]);
+        List<String> given = option(IgnoredRayFlags.NAMES[0]);
         ignored = given == null ? new ArrayList<>() : given;
     }
 
@@ -207,7 +195,7 @@ public final class StartCommand implements Callable<Integer> {
             // parsed alone (Main.main) the arguments are start's; in the `ray` tree "start" comes first
             return DetachedStart.launch(Paths.tempDir(tempDir, env), all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size()));
         }
-        reportIgnoredFlags();
+        IgnoredRayFlags.report(spec);
         if (head == (address != null)) {
             System.err.println("beam: say either `ray start --head` to start a cluster or `ray start --address HEAD:PORT` "
                     + "to join one.");
@@ -248,19 +236,6 @@ public final class StartCommand implements Callable<Integer> {
             return 2;
         }
         return runInForeground(config);
-    }
-
-    private void reportIgnoredFlags() {
-        Set<String> ignoredNames = new HashSet<>();
-        for (var option : spec.options()) {
-            if (option.hidden() && option.arity().max() == 1 && option.arity().min() == 0) {
-                ignoredNames.addAll(List.of(option.names()));
-            }
-        }
-        for (String arg : spec.commandLine().getParseResult().originalArgs()) {
-            String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
-            if (ignoredNames.contains(name)) System.err.println("beam: ignoring " + name + " (does not apply to beam)");
-        }
     }
 
     private int runInForeground(DaemonConfig config) throws Exception {
