@@ -1,6 +1,7 @@
 package beam.util;
 
 import java.util.PriorityQueue;
+import java.util.function.IntPredicate;
 
 /**
  * A {@link Scheduler} whose time moves only when a test says so ({@link #advance}): timers
@@ -26,6 +27,7 @@ public final class ManualScheduler implements Scheduler {
             synchronized (ManualScheduler.this) {
                 cancelled = true;
                 queue.remove(this);
+                ManualScheduler.this.notifyAll();
             }
         }
 
@@ -67,12 +69,15 @@ public final class ManualScheduler implements Scheduler {
         return queue.size();
     }
 
-    /** Waits (really, up to {@code timeoutMillis}) until another thread has asked for at least {@code n} timers. */
-    public synchronized void awaitPending(int n, long timeoutMillis) throws InterruptedException {
+    /**
+     * Waits (really, up to {@code timeoutMillis}) until other threads have asked for or
+     * cancelled timers so that the number pending satisfies {@code until}.
+     */
+    public synchronized void awaitPending(IntPredicate until, long timeoutMillis) throws InterruptedException {
         long end = System.nanoTime() + timeoutMillis * 1_000_000;
-        while (queue.size() < n) {
+        while (!until.test(queue.size())) {
             long left = (end - System.nanoTime()) / 1_000_000;
-            if (left <= 0) throw new AssertionError(queue.size() + " timers pending, waited for " + n);
+            if (left <= 0) throw new AssertionError(queue.size() + " timers pending after " + timeoutMillis + " ms");
             wait(left);
         }
     }
