@@ -5,6 +5,7 @@ import beam.codec.FrameCodec;
 import beam.daemon.SessionDir;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,7 +103,7 @@ final class Discovery {
 
     private static String hostname() {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
+            return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {
             return "localhost";
         }

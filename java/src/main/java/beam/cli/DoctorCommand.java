@@ -1,10 +1,12 @@
 package beam.cli;
 
+import beam.codec.FrameCodec;
 import beam.config.Environment;
 import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -39,9 +41,9 @@ public final class DoctorCommand implements Callable<Integer> {
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
             report = client.request(Frames.header("doctor"));
         }
-        report.remove(java.util.List.of("op", "rid", "ok"));
+        report.remove(List.of("op", "rid", "ok"));
         if (json) {
-            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(report));
+            System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(report));
         } else {
             System.out.print(format(report));
         }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -87,7 +88,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
             return "the head at " + address + " is serving (protocol " + first.header().path("proto").asInt() + ")";
         } catch (FrameException e) {
             throw new IOException("the head at " + address + " sent a malformed frame: " + e.getMessage());
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             throw new IOException("the head at " + address + " did not answer within " + CONNECT_TIMEOUT_MILLIS / 1000 + " s");
         } catch (IOException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("something answers")) throw e; // ours, from above

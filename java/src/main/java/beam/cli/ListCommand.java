@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.codec.FrameCodec;
 import beam.config.Environment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -47,7 +48,7 @@ public final class ListCommand implements Callable<Integer> {
             default -> groups(status);
         };
         if (json) {
-            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(rows));
+            System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(rows));
             return 0;
         }
         List<String> columns = switch (what) {

@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.codec.FrameCodec;
 import beam.config.Environment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -34,7 +35,7 @@ public final class StatusCommand implements Callable<Integer> {
         ObjectNode status = LocalStatus.fetch(env, tempDir, "status", address);
         if (status == null) return 1;
         if (json) {
-            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));
+            System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));
         } else {
             System.out.print(format(status));
         }
