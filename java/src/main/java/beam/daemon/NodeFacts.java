@@ -4,6 +4,7 @@ import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
 import beam.config.Environment;
 import beam.dispatch.Session;
+import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -49,13 +50,12 @@ public final class NodeFacts {
     /**
      * Asks Python for its versions, {@link #PROBE_DELAY_MS} from now: a Python start competes
      * for the CPU with the daemon's own start-up and with the first driver, and nothing needs
-     * the answer that early. With one of 2 cores busy elsewhere, deferring it took `ray start`
-     * from 0.336 to 0.305 s and the first ray.init() after it from 0.123 to 0.072 s
-     * (bench/start_time.py, medians of 9); on a quiet machine it changes nothing measurable.
+     * the answer that early (a busy host's `ray start` and first ray.init() were measurably
+     * slower without the delay: docs/PERFORMANCE.md).
      */
     static CompletableFuture<JsonNode> pythonVersions(Environment env) {
-        Executor later = CompletableFuture.delayedExecutor(PROBE_DELAY_MS, TimeUnit.MILLISECONDS,
-                r -> Thread.ofVirtual().start(r));
+        // the probe waits for a process: on a thread of its own, not the scheduler's
+        Executor later = task -> Scheduler.system().after(PROBE_DELAY_MS, () -> Thread.ofVirtual().start(task));
         return CompletableFuture.supplyAsync(() -> {
             String python = env.python();
             try {

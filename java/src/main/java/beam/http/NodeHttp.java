@@ -25,9 +25,8 @@ public final class NodeHttp implements AutoCloseable {
     public static final String METRICS = "metrics";
     /**
      * How long after the daemon serves the face binds. Loading the HTTP server's classes
-     * right away took CPU from the first driver's connection, which usually comes at once
-     * (bench/start_time.py: first ray.init() 0.22 -> 0.37 s median on a loaded 2-core host);
-     * a probe or a scrape a second later finds it up.
+     * right away takes CPU from the first driver's connection, which usually comes at once
+     * (docs/PERFORMANCE.md, "The HTTP face"); a probe or a scrape a second later finds it up.
      */
     static final long START_DELAY_MILLIS = 1_000;
 
