@@ -12,8 +12,8 @@ import java.util.logging.Logger;
  * {@link Beating#beat()} on every link registered here (which sends its {@code ping} and
  * checks the peer's silence), rather than each link sleeping on a thread of its own. One
  * wake-up per period serves every link: an idle daemon costs next to nothing (a virtual
- * thread's wake-up cost the carrier pool 1-3 ms of CPU on the benchmark's VM,
- * docs/DESIGN.md, "Threads"), and a head with a thousand links sends their pings in one pass.
+ * thread's wake-up costs the carrier pool CPU, docs/DESIGN.md, "Threads"), and a head with a
+ * thousand links sends their pings in one pass.
  * The timer runs only while some link is registered: a head without joined nodes never wakes
  * for it. A daemon's pulse has a scheduler thread of its own, so that heartbeats never wait
  * behind another timer's task.
