@@ -96,7 +96,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
                 c -> LocalClient.of(c, this, origin)).start();
         session.writeNodeJson(nodeId, nodeIp, gcsAddress, ProcessHandle.current().pid());
-        // a platform thread: waking a virtual one cost the idle daemon 1-3 ms of CPU each time
+        // on the process's one timer thread (a platform thread: waking a virtual one costs the idle daemon CPU)
         groupTicks = Scheduler.system().every(GROUP_TICK_MILLIS, cluster.groups()::tick);
         if (config.ownerPid() > 0) {
             ProcessHandle.of(config.ownerPid()).ifPresentOrElse(
