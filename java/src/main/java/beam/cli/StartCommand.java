@@ -150,7 +150,7 @@ public final class StartCommand implements Callable<Integer> {
                 .hidden(hidden).build();
     }
 
-    /** Copies the parsed values into the fields (the options hold them; see {@link #commandLine()}). */
+    /** Copies the parsed values into the fields (the options hold them; see {@link #commandLine(Environment)}). */
     void load() {
         head = Boolean.TRUE.equals(option("--head"));
         address = option("--address");
@@ -193,7 +193,8 @@ public final class StartCommand implements Callable<Integer> {
         if (!block) {  // the daemon checks the arguments and says what is wrong
             List<String> all = spec.commandLine().getParseResult().originalArgs();
             // parsed alone (Main.main) the arguments are start's; in the `ray` tree "start" comes first
-            return DetachedStart.launch(Paths.tempDir(tempDir, env), all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size()));
+            List<String> args = all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size());
+            return DetachedStart.launch(Paths.tempDir(tempDir, env), args);
         }
         IgnoredRayFlags.report(spec);
         if (head == (address != null)) {
