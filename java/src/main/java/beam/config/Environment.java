@@ -37,9 +37,11 @@ public record Environment(Map<String, String> vars) {
     public static final String DEVICE_ROOT = "BEAM_DEVICE_ROOT";
 
     public static final String DEFAULT_PYTHON = "python3";
+    public static final String DEFAULT_DEVICE_ROOT = "/";
     public static final Duration DEFAULT_CLI_TIMEOUT = Duration.ofSeconds(60);
 
-    private static final class Process {
+    /** Made when first asked for: a JVM that never reads the environment never copies it. */
+    private static final class Holder {
         static final Environment ENV = new Environment(System.getenv());
     }
 
@@ -49,7 +51,7 @@ public record Environment(Map<String, String> vars) {
 
     /** This process's environment, read once. */
     public static Environment current() {
-        return Process.ENV;
+        return Holder.ENV;
     }
 
     public static Environment of(Map<String, String> vars) {
@@ -76,7 +78,7 @@ public record Environment(Map<String, String> vars) {
     }
 
     public Path deviceRoot() {
-        return Path.of(vars.getOrDefault(DEVICE_ROOT, "/"));
+        return Path.of(vars.getOrDefault(DEVICE_ROOT, DEFAULT_DEVICE_ROOT));
     }
 
     /** {@link #DEFAULT_CLI_TIMEOUT} unless {@link #CLI_TIMEOUT} names another positive whole number of seconds (tests use 2). */
