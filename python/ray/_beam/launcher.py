@@ -22,8 +22,7 @@ import sys
 from ray._beam import aotcache, tempdirs
 
 # Only os and sys at module level: every import is read from disk when the host has evicted
-# it, and `ray start` pays for it (re, typing, subprocess and shutil cost ~30 ms warm, more
-# cold; docs/PERFORMANCE.md, "A lean `ray` command").
+# it, and `ray start` pays for it (docs/PERFORMANCE.md, "A lean `ray` command").
 TYPE_CHECKING = False  # not typing's (see above)
 if TYPE_CHECKING:
     import subprocess
@@ -31,15 +30,15 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 MIN_JAVA = 21
-# The same flags for the CLI and the daemon (measurements: docs/PERFORMANCE.md, "JVM start-up
-# options"): Serial GC and a small heap (4 MiB first, 1.5 MiB young generation: start-up garbage
-# touches fresh pages of whatever young generation there is); C1 only, compiling after 3x the
-# usual invocation counts: C2 and eager compiling during start-up left ~6 MiB of compiler arenas
-# and code behind at idle, and on 2 cores C2's compile bursts showed in the p99 of calls; the
-# JDK's CDS, replaced by beam's AOT cache where one fits (jvm_flags). The call path (beam's own
-# classes and the JDK's socket channels) compiles after 0.2x the usual counts instead: at 3x a
-# fresh daemon ran its first few thousand calls partly interpreted (sync p99 1,175 -> 564 us),
-# while a global 1x cost 6 MiB of idle memory; per method, it costs none (PERFORMANCE.md).
+# The same flags for the CLI and the daemon (docs/PERFORMANCE.md, "JVM start-up options" and
+# "The call path compiles early, the rest late", have the measurements): Serial GC and a small
+# heap (start-up garbage touches fresh pages of whatever young generation there is); C1 only,
+# compiling after 3x the usual invocation counts, since C2 and eager compiling during start-up
+# leave compiler arenas and code behind at idle and C2's compile bursts show in the p99 of
+# calls on a small host; the JDK's CDS, replaced by beam's AOT cache where one fits
+# (jvm_flags). The call path (beam's own classes and the JDK's socket channels) compiles after
+# 0.2x the usual counts instead: at 3x a fresh daemon runs its first few thousand calls partly
+# interpreted, and a global lower count costs idle memory where a per-method one costs none.
 JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1536k", "-XX:TieredStopAtLevel=1",
              "-XX:CompileThresholdScaling=3", "-XX:CompileCommand=quiet",
              "-XX:CompileCommand=CompileThresholdScaling,beam.*::*,0.2",
@@ -267,8 +266,9 @@ def start_detached(argv: Sequence[str], out: BinaryIO | None = None, err: Binary
 def _spawn_daemon(cmd: list[str], log_path: str) -> tuple[int, int]:
     """Start ``cmd`` in a new session: stdin /dev/null, stdout a pipe, stderr appended to
     ``log_path``, no other descriptor of ours (as subprocess's close_fds). Returns (its pid,
-    the pipe's read end). posix_spawn, not subprocess: that import costs the `ray` command
-    ~13 ms (it pulls in locale, re and enum)."""
+    the pipe's read end). posix_spawn, not subprocess: that import pulls in locale, re and
+    enum, which the `ray` command would read at every start (docs/PERFORMANCE.md, "A lean
+    `ray` command")."""
     read_end, write_end = _above_stdio(*os.pipe())  # both close-on-exec; dup2 onto 1 clears it there
     actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                (os.POSIX_SPAWN_DUP2, write_end, 1),

@@ -1,5 +1,6 @@
 package beam.auth;
 
+import beam.config.Environment;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,10 +34,10 @@ public record TlsConfig(Path cert, Path key, Path ca) {
     }
 
     /** The TLS settings from flags, else Ray's environment variables; null when none is set. */
-    public static TlsConfig resolve(String cert, String key, String ca) {
-        cert = cert != null ? cert : System.getenv("RAY_TLS_SERVER_CERT");
-        key = key != null ? key : System.getenv("RAY_TLS_SERVER_KEY");
-        ca = ca != null ? ca : System.getenv("RAY_TLS_CA_CERT");
+    public static TlsConfig resolve(String cert, String key, String ca, Environment env) {
+        cert = cert != null ? cert : env.get(Environment.TLS_CERT);
+        key = key != null ? key : env.get(Environment.TLS_KEY);
+        ca = ca != null ? ca : env.get(Environment.TLS_CA);
         if (cert == null && key == null && ca == null) return null;
         return new TlsConfig(cert == null ? null : Path.of(cert), key == null ? null : Path.of(key),
                 ca == null ? null : Path.of(ca));

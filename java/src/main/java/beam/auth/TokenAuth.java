@@ -1,5 +1,7 @@
 package beam.auth;
 
+import beam.config.Environment;
+import beam.util.Ids;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,11 +33,11 @@ public final class TokenAuth {
     }
 
     public static String newToken() {
-        return beam.util.Ids.randomHex(32);
+        return Ids.randomHex(32);
     }
 
     public static String newNonce() {
-        return beam.util.Ids.randomHex(32);
+        return Ids.randomHex(32);
     }
 
     /** The answer to {@code nonce}: hex HMAC-SHA256 keyed by the token. */
@@ -68,15 +70,11 @@ public final class TokenAuth {
      * The token a joining node uses, in Ray's order: {@code RAY_AUTH_TOKEN}, then the file
      * named by {@code --auth-token-path} or {@code RAY_AUTH_TOKEN_PATH}; null if none.
      */
-    public static String fromEnvironment(String pathFlag) throws IOException {
-        String direct = System.getenv("RAY_AUTH_TOKEN");
-        if (direct != null && !direct.isBlank()) return direct.trim();
-        String path = pathFlag != null ? pathFlag : System.getenv("RAY_AUTH_TOKEN_PATH");
+    public static String fromEnvironment(Environment env, String pathFlag) throws IOException {
+        String direct = env.given(Environment.AUTH_TOKEN);
+        if (direct != null) return direct.trim();
+        String path = pathFlag != null ? pathFlag : env.get(Environment.AUTH_TOKEN_PATH);
         if (path != null && !path.isBlank()) return Files.readString(Path.of(path)).trim();
         return null;
-    }
-
-    public static boolean disabledByEnvironment() {
-        return "disabled".equalsIgnoreCase(System.getenv("RAY_AUTH_MODE"));
     }
 }

@@ -4,7 +4,10 @@ import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameException;
 import beam.codec.FrameLimits;
+import beam.config.Environment;
+import beam.protocol.Protocol;
 import beam.protocol.Frames;
+import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -20,37 +23,35 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A minimal blocking client for the CLI: hello, then one request at a time. A daemon that
- * does not answer within {@link #REPLY_TIMEOUT} (stuck, or paused under a debugger) makes
- * the request fail with a message that says so, instead of hanging the CLI.
+ * does not answer within the reply timeout ({@link Environment#cliTimeout()}: stuck, or
+ * paused under a debugger) makes the request fail with a message that says so, instead of
+ * hanging the CLI.
  */
 final class DaemonClient implements AutoCloseable {
-    static final Duration REPLY_TIMEOUT = Duration.ofSeconds(timeoutSeconds(System.getenv("BEAM_CLI_TIMEOUT_S")));
-
-    /** 60 s unless BEAM_CLI_TIMEOUT_S names another whole number of seconds (tests use 2). */
-    static long timeoutSeconds(String env) {
-        try {
-            long s = env == null ? 60 : Long.parseLong(env.trim());
-            return s > 0 ? s : 60;
-        } catch (NumberFormatException e) {
-            return 60;
-        }
-    }
-
     private final Path socket;
+    private final Duration replyTimeout;
+    private final Scheduler scheduler;
     private final SocketChannel channel;
     private final InputStream in;
     private final OutputStream out;
     private final FrameCodec codec = new FrameCodec(FrameLimits.DEFAULT);
     private long nextRid = 1;
 
-    DaemonClient(Path socket) throws IOException {
+    DaemonClient(Path socket, Environment env) throws IOException {
+        this(socket, env.cliTimeout(), Scheduler.system());
+    }
+
+    /** {@code scheduler} times the reply timeout (a manual one in tests). */
+    DaemonClient(Path socket, Duration replyTimeout, Scheduler scheduler) throws IOException {
         this.socket = socket;
+        this.replyTimeout = replyTimeout;
+        this.scheduler = scheduler;
         channel = SocketChannel.open(StandardProtocolFamily.UNIX);
         channel.connect(UnixDomainSocketAddress.of(socket));
         in = new BufferedInputStream(Channels.newInputStream(channel));
         out = Channels.newOutputStream(channel);
         ObjectNode hello = Frames.header("hello");
-        hello.put("proto", beam.protocol.Protocol.VERSION);
+        hello.put("proto", Protocol.VERSION);
         hello.put("role", "driver");
         hello.put("pid", ProcessHandle.current().pid());
         hello.put("log_to_driver", false);
@@ -61,13 +62,12 @@ final class DaemonClient implements AutoCloseable {
     ObjectNode request(ObjectNode header) throws IOException {
         header.put("rid", nextRid++);
         AtomicBoolean timedOut = new AtomicBoolean();
-        Thread watchdog = Thread.ofVirtual().start(() -> {
+        Scheduler.Timer watchdog = scheduler.after(replyTimeout.toMillis(), () -> {
+            timedOut.set(true);
             try {
-                Thread.sleep(REPLY_TIMEOUT);
-                timedOut.set(true);
-                channel.close();
-            } catch (InterruptedException | IOException ignored) {
-                // answered in time (interrupted), or already closed
+                channel.close(); // the read below fails at once
+            } catch (IOException ignored) {
+                // closed already
             }
         });
         try {
@@ -85,10 +85,10 @@ final class DaemonClient implements AutoCloseable {
         } catch (IOException e) {
             if (!timedOut.get()) throw e;
             throw new IOException("the beam daemon on " + socket + " did not answer '" + header.path("op").asText()
-                    + "' within " + REPLY_TIMEOUT.toSeconds() + " s; it may be stuck. Its log is beamd.log in the session"
+                    + "' within " + replyTimeout.toSeconds() + " s; it may be stuck. Its log is beamd.log in the session"
                     + " directory (`ray status` names it); `ray stop --force` ends it.");
         } finally {
-            watchdog.interrupt();
+            watchdog.cancel();
         }
     }
 

@@ -1,9 +1,11 @@
 package beam.cli;
 
+import beam.config.Environment;
 import beam.codec.FrameCodec;
 import beam.daemon.SessionDir;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,31 +40,31 @@ final class Discovery {
     }
 
     /** The node.json of the daemon {@code command} should talk to, or null after printing why there is none. */
-    static ObjectNode find(String flag, String command) {
-        return find(flag, command, null);
+    static ObjectNode find(Environment env, String flag, String command) {
+        return find(env, flag, command, null);
     }
 
     /** The same, for {@code address} (HOST:PORT; null: RAY_ADDRESS; "auto" or none: as if not given). */
-    static ObjectNode find(String flag, String command, String address) {
-        if (address == null) address = System.getenv("RAY_ADDRESS");
+    static ObjectNode find(Environment env, String flag, String command, String address) {
+        if (address == null) address = env.get(Environment.ADDRESS);
         if (address != null && address.startsWith("ray://")) address = address.substring("ray://".length());
         boolean named = address != null && !address.isBlank() && !address.equals("auto") && !address.equals("local");
-        Path temp = Paths.tempDir(flag);
+        Path temp = Paths.tempDir(flag, env);
         String bad = TrustedPaths.problem(temp, "temp dir");
         if (bad != null) {
             System.err.println(bad);
             return null;
         }
-        if (Paths.chosen(flag) && !Files.isDirectory(temp)) {
+        if (Paths.chosen(flag, env) && !Files.isDirectory(temp)) {
             System.err.println("beam: the temp dir " + temp + " does not exist (or is not a folder); nothing runs there. "
                     + "Start a cluster with `ray start --head --temp-dir " + temp + "`.");
             return null;
         }
         Found here = runningIn(temp, true);
-        if (named) return serving(address, here, Paths.chosen(flag) ? List.of() : elsewhere(temp));
+        if (named) return serving(address, here, Paths.chosen(flag, env) ? List.of() : elsewhere(temp));
         if (here != null) return here.node();
         List<Found> others = elsewhere(temp);
-        if (Paths.chosen(flag) || others.isEmpty()) {
+        if (Paths.chosen(flag, env) || others.isEmpty()) {
             String hint = LocalDaemons.elsewhereHint(temp, command, others.stream()
                     .flatMap(f -> ProcessHandle.of(f.pid()).stream()).toList());
             System.err.println(!hint.isEmpty() ? hint : "beam: " + NONE + " (looked in " + temp
@@ -101,7 +103,7 @@ final class Discovery {
 
     private static String hostname() {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
+            return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {
             return "localhost";
         }

@@ -1,9 +1,12 @@
 package beam.cli;
 
+import beam.codec.FrameCodec;
+import beam.config.Environment;
 import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -15,6 +18,12 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "doctor", addMethodSubcommands = false, description = "Check the cluster for network, version and GPU problems.")
 public final class DoctorCommand implements Callable<Integer> {
+    private final Environment env;
+
+    DoctorCommand(Environment env) {
+        this.env = env;
+    }
+
     @Option(names = "--json", description = "Print the report as JSON.")
     boolean json;
 
@@ -26,15 +35,15 @@ public final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode running = Discovery.find(tempDir, "doctor", address);
+        ObjectNode running = Discovery.find(env, tempDir, "doctor", address);
         if (running == null) return 1;
         ObjectNode report;
-        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
+        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
             report = client.request(Frames.header("doctor"));
         }
-        report.remove(java.util.List.of("op", "rid", "ok"));
+        report.remove(List.of("op", "rid", "ok"));
         if (json) {
-            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(report));
+            System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(report));
         } else {
             System.out.print(format(report));
         }

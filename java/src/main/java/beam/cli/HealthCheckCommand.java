@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.config.Environment;
 import beam.auth.TlsConfig;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,6 +31,12 @@ import picocli.CommandLine.Option;
 @Command(name = "health-check", addMethodSubcommands = false, hidden = true,
         description = "Exit 0 if the cluster is healthy, 1 (with the reason) if not.")
 public final class HealthCheckCommand implements Callable<Integer> {
+    private final Environment env;
+
+    HealthCheckCommand(Environment env) {
+        this.env = env;
+    }
+
     static final int CONNECT_TIMEOUT_MILLIS = 5_000;
 
     @Option(names = "--address", description = "The head's HOST:PORT (default: ask this machine's daemon).")
@@ -58,7 +66,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
         }
     }
 
-    private static String checkHead(String address) throws IOException {
+    private String checkHead(String address) throws IOException {
         int colon = address.lastIndexOf(':');
         int port;
         try {
@@ -67,7 +75,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
             throw new IOException("--address must be HOST:PORT, got '" + address + "'");
         }
         String host = address.substring(0, colon);
-        TlsConfig tls = TlsConfig.resolve(null, null, null);
+        TlsConfig tls = TlsConfig.resolve(null, null, null, env);
         try (Socket socket = tls == null ? new Socket() : tls.context().getSocketFactory().createSocket()) {
             socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MILLIS);
             socket.setSoTimeout(CONNECT_TIMEOUT_MILLIS);
@@ -80,7 +88,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
             return "the head at " + address + " is serving (protocol " + first.header().path("proto").asInt() + ")";
         } catch (FrameException e) {
             throw new IOException("the head at " + address + " sent a malformed frame: " + e.getMessage());
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             throw new IOException("the head at " + address + " did not answer within " + CONNECT_TIMEOUT_MILLIS / 1000 + " s");
         } catch (IOException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("something answers")) throw e; // ours, from above
@@ -89,9 +97,9 @@ public final class HealthCheckCommand implements Callable<Integer> {
     }
 
     private String checkLocal() throws IOException {
-        ObjectNode running = Discovery.find(tempDir, "health-check"); // prints why when there is none
+        ObjectNode running = Discovery.find(env, tempDir, "health-check"); // prints why when there is none
         if (running == null) throw new IOException("no beam daemon is running that this command can use (why: above); give the head's --address, or start one with `ray start`");
-        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()))) {
+        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
             ObjectNode state = client.request(Frames.header("cluster_state"));
             long alive = 0;
             for (var n : state.path("nodes")) if (n.path("Alive").asBoolean()) alive++;

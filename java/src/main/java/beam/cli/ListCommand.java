@@ -1,5 +1,7 @@
 package beam.cli;
 
+import beam.codec.FrameCodec;
+import beam.config.Environment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -14,6 +16,12 @@ import picocli.CommandLine.Parameters;
 /** {@code ray list nodes|actors|placement-groups [--json]}: Ray's state CLI names. */
 @Command(name = "list", addMethodSubcommands = false, description = "List the cluster's nodes, actors or placement groups.")
 public final class ListCommand implements Callable<Integer> {
+    private final Environment env;
+
+    ListCommand(Environment env) {
+        this.env = env;
+    }
+
     @Parameters(index = "0", description = "What to list: nodes, actors or placement-groups.")
     String what;
 
@@ -32,7 +40,7 @@ public final class ListCommand implements Callable<Integer> {
             System.err.println("beam: unknown resource '" + what + "'; say nodes, actors or placement-groups.");
             return 2;
         }
-        ObjectNode status = LocalStatus.fetch(tempDir, "list " + what, address);
+        ObjectNode status = LocalStatus.fetch(env, tempDir, "list " + what, address);
         if (status == null) return 1;
         ArrayNode rows = switch (what) {
             case "nodes" -> nodes(status);
@@ -40,7 +48,7 @@ public final class ListCommand implements Callable<Integer> {
             default -> groups(status);
         };
         if (json) {
-            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(rows));
+            System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(rows));
             return 0;
         }
         List<String> columns = switch (what) {

@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The beam daemons of this user on this machine, found by their command lines in /proc
@@ -89,7 +91,7 @@ final class LocalDaemons {
             if (args.get(i).equals("--temp-dir") && i + 1 < args.size()) flag = args.get(i + 1);
             else if (args.get(i).startsWith("--temp-dir=")) flag = args.get(i).substring("--temp-dir=".length());
         }
-        java.util.Map<String, String> env = new java.util.HashMap<>();
+        Map<String, String> env = new HashMap<>();
         try {
             byte[] environ = Files.readAllBytes(Path.of("/proc", String.valueOf(h.pid()), "environ"));
             for (String entry : new String(environ, StandardCharsets.UTF_8).split("\0")) {

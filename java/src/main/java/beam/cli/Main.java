@@ -1,5 +1,8 @@
 package beam.cli;
 
+import beam.config.Environment;
+import java.util.Arrays;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,28 +14,38 @@ public final class Main implements Runnable {
         System.setProperty("java.util.logging.manager", DaemonLogging.KeepHandlersAtExit.class.getName());
         boolean start = args.length > 0 && args[0].equals("start");
         // a daemon launched by `ray start` reports to its launcher (before picocli takes System.err)
-        if (start && java.util.List.of(args).contains("--notify-ready")) ReadyReport.begin();
+        if (start && List.of(args).contains("--notify-ready")) ReadyReport.begin();
         // `ray start` (every daemon's start-up) is parsed by its command alone, which reads no annotations
-        System.exit(start ? startCommandLine().execute(java.util.Arrays.copyOfRange(args, 1, args.length))
-                : commandLine().execute(args));
+        Environment env = Environment.current(); // the one read of the environment
+        System.exit(start ? startCommandLine(env).execute(Arrays.copyOfRange(args, 1, args.length))
+                : commandLine(env).execute(args));
     }
 
     /** The parser of {@code ray ARGS}, with every subcommand. */
     static CommandLine commandLine() {
+        return commandLine(Environment.current());
+    }
+
+    /** The same, its commands reading {@code env}. */
+    static CommandLine commandLine(Environment env) {
         CommandLine cli = new CommandLine(new Main());
-        cli.addSubcommand("start", StartCommand.commandLine());
-        cli.addSubcommand(new StopCommand());
-        cli.addSubcommand(new StatusCommand());
-        cli.addSubcommand(new ListCommand());
-        cli.addSubcommand(new DoctorCommand());
-        cli.addSubcommand(new HealthCheckCommand());
+        cli.addSubcommand("start", StartCommand.commandLine(env));
+        cli.addSubcommand(new StopCommand(env));
+        cli.addSubcommand(new StatusCommand(env));
+        cli.addSubcommand(new ListCommand(env));
+        cli.addSubcommand(new DoctorCommand(env));
+        cli.addSubcommand(new HealthCheckCommand(env));
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         return cli;
     }
 
     /** The parser of {@code ray start ARGS} alone: the same command, named as in the tree. */
     static CommandLine startCommandLine() {
-        CommandLine cli = StartCommand.commandLine();
+        return startCommandLine(Environment.current());
+    }
+
+    static CommandLine startCommandLine(Environment env) {
+        CommandLine cli = StartCommand.commandLine(env);
         cli.setCommandName("ray start");
         return cli;
     }

@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.config.Environment;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -30,28 +31,28 @@ final class Paths {
     static final String SHARED_NAME = "ray";
 
     /** The temp dir for this process, with {@code flag} the {@code --temp-dir} given (or null). */
-    static Path tempDir(String flag) {
-        return tempDir(flag, System.getenv(), Path.of("").toAbsolutePath(), TrustedPaths.myUid());
+    static Path tempDir(String flag, Environment env) {
+        return tempDir(flag, env.vars(), Path.of("").toAbsolutePath(), TrustedPaths.myUid());
     }
 
     /** The rule itself, for any process: its flag, environment, working directory and uid. */
     static Path tempDir(String flag, Map<String, String> env, Path cwd, int uid) {
         String named = chosenName(flag, env);
         if (named != null) return cwd.resolve(named).normalize();
-        String tmpdir = env.get("TMPDIR");
+        String tmpdir = env.get(Environment.TMPDIR);
         Path parent = blank(tmpdir) ? Path.of(DEFAULT_PARENT) : cwd.resolve(tmpdir).normalize();
         Path shared = parent.resolve(SHARED_NAME);
         return ownedByOther(shared, uid) ? parent.resolve(SHARED_NAME + "-" + uid) : shared;
     }
 
     /** Whether the user chose the folder (the flag or RAY_TMPDIR) rather than leaving it to the default. */
-    static boolean chosen(String flag) {
-        return chosenName(flag, System.getenv()) != null;
+    static boolean chosen(String flag, Environment env) {
+        return chosenName(flag, env.vars()) != null;
     }
 
     private static String chosenName(String flag, Map<String, String> env) {
         if (!blank(flag)) return flag;
-        String env1 = env.get("RAY_TMPDIR");
+        String env1 = env.get(Environment.RAY_TMPDIR);
         return blank(env1) ? null : env1;
     }
 

@@ -1,17 +1,20 @@
 package beam.cli;
 
-import beam.codec.FrameLimits;
 import beam.auth.TlsConfig;
 import beam.auth.TokenAuth;
 import beam.codec.FrameCodec;
+import beam.codec.FrameLimits;
+import beam.config.Environment;
 import beam.daemon.Daemon;
+import beam.daemon.DaemonConfig;
 import beam.daemon.MemberDaemon;
 import beam.daemon.RunningDaemon;
-import beam.link.Heartbeat;
-import beam.daemon.DaemonConfig;
 import beam.daemon.SessionDir;
+import beam.http.HttpConfig;
+import beam.link.Heartbeat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.BindException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +29,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * ({@link DetachedStart}); the Python {@code ray} launcher and the bash script do the same
  * relaying themselves, without this JVM.
  *
- * <p>Its options are declared with picocli's programmatic model ({@link #commandLine()}), not
+ * <p>Its options are declared with picocli's programmatic model ({@link #commandLine(Environment)}), not
  * annotations like the other commands: reading annotations makes the JDK generate a proxy
  * class per annotation type at run time, which the AOT cache cannot hold, and that took
  * picocli about 40 ms of every daemon start (docs/PERFORMANCE.md, "picocli without
@@ -35,15 +38,6 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 public final class StartCommand implements Callable<Integer> {
     static final String DESCRIPTION = "Start the beam daemon on this machine.";
-    /** Ray's flags that do not apply to beam: accepted (with or without a value) and ignored. */
-    static final String[] IGNORED_RAY_FLAGS = {"--disable-usage-stats", "--object-store-memory", "--memory",
-        "--dashboard-agent-grpc-port", "--min-worker-port", "--max-worker-port",
-        "--node-manager-port", "--object-manager-port", "--runtime-env-agent-port", "--ray-client-server-port",
-        "--redis-password", "--system-config", "--plasma-directory", "--object-spilling-directory", "--storage",
-        "--log-style", "--log-color", "--verbose", "--labels", "--node-name", "--worker-port-list",
-        "--disable-log-dedup", "--enable-object-reconstruction", "--gcs-server-port", "--autoscaling-config",
-        "--no-monitor", "--tracing-startup-hook", "--include-log-monitor"};
-
     boolean head;
     String address;
     int port;
@@ -72,16 +66,21 @@ public final class StartCommand implements Callable<Integer> {
     boolean includeDashboard;
     List<String> ignored = new ArrayList<>();
 
+    private final Environment env;
     private CommandSpec spec;
 
+    private StartCommand(Environment env) {
+        this.env = env;
+    }
+
     /** The {@code start} command: its options (help text, defaults, types), bound to a new StartCommand. */
-    static CommandLine commandLine() {
-        StartCommand command = new StartCommand();
+    static CommandLine commandLine(Environment env) {
+        StartCommand command = new StartCommand(env);
         CommandSpec spec = CommandSpec.wrapWithoutInspection(command).name("start");
         spec.usageMessage().description(DESCRIPTION);
         spec.addOption(flag("--head", "Start the head node of a new cluster.", false));
         spec.addOption(value("--address", "<address>", String.class, null, "Join the cluster whose head is at HOST:PORT.", false));
-        spec.addOption(value("--port", "<port>", int.class, "6379", "TCP port of the head (default ${DEFAULT-VALUE}).", false));
+        spec.addOption(value("--port", "<port>", int.class, String.valueOf(DaemonConfig.DEFAULT_PORT), "TCP port of the head (default ${DEFAULT-VALUE}).", false));
         spec.addOption(value("--num-gpus", "<numGpus>", Integer.class, null, "GPUs this node offers (default: detected).", false));
         spec.addOption(value("--num-cpus", "<numCpus>", Integer.class, null, "CPUs this node offers (default: the core count).", false));
         spec.addOption(value("--resources", "<resources>", String.class, null, "Custom resources as JSON, e.g. '{\"TPU\": 4}'.", false));
@@ -93,18 +92,24 @@ public final class StartCommand implements Callable<Integer> {
         spec.addOption(value("--auth-token-path", "<authTokenPath>", String.class, null,
                 "File with the cluster token (else $RAY_AUTH_TOKEN or $RAY_AUTH_TOKEN_PATH; a head without one makes its own).",
                 false));
-        spec.addOption(value("--heartbeat-period-ms", "<heartbeatMillis>", long.class, "500",
+        spec.addOption(value("--heartbeat-period-ms", "<heartbeatMillis>", long.class,
+                String.valueOf(Heartbeat.DEFAULT.periodMillis()),
                 "Heartbeat period of node links (default ${DEFAULT-VALUE}).", false));
-        spec.addOption(value("--node-timeout-ms", "<nodeTimeoutMillis>", long.class, "2500",
+        spec.addOption(value("--node-timeout-ms", "<nodeTimeoutMillis>", long.class,
+                String.valueOf(Heartbeat.DEFAULT.timeoutMillis()),
                 "Silence after which a node (or the head) is declared lost (default ${DEFAULT-VALUE}).", false));
-        spec.addOption(value("--max-header-bytes", "<maxHeaderBytes>", int.class, "1048576",
+        spec.addOption(value("--max-header-bytes", "<maxHeaderBytes>", int.class,
+                String.valueOf(FrameLimits.DEFAULT.maxHeaderBytes()),
                 "Largest frame header accepted (default ${DEFAULT-VALUE}).", false));
-        spec.addOption(value("--max-payload-bytes", "<maxPayloadBytes>", long.class, "1073741824",
+        spec.addOption(value("--max-payload-bytes", "<maxPayloadBytes>", long.class,
+                String.valueOf(FrameLimits.DEFAULT.maxPayloadBytes()),
                 "Largest frame payload accepted (default ${DEFAULT-VALUE}).", false));
-        spec.addOption(value("--max-connections", "<maxConnections>", int.class, "4096",
+        spec.addOption(value("--max-connections", "<maxConnections>", int.class,
+                String.valueOf(DaemonConfig.DEFAULT_MAX_CONNECTIONS),
                 "Connections served at once per listener (default ${DEFAULT-VALUE}); more wait in the kernel's backlog.",
                 false));
-        spec.addOption(value("--max-actor-processes", "<maxActorProcesses>", int.class, "0",
+        spec.addOption(value("--max-actor-processes", "<maxActorProcesses>", int.class,
+                String.valueOf(DaemonConfig.DEFAULT_MAX_ACTOR_PROCESSES),
                 "Actor processes this node runs at once (default: from the host's memory and pid limit).", false));
         spec.addOption(value("--tls-cert", "<tlsCert>", String.class, null,
                 "PEM certificate of this node for TLS on node links (or $RAY_TLS_SERVER_CERT).", false));
@@ -112,24 +117,23 @@ public final class StartCommand implements Callable<Integer> {
                 "PEM PKCS#8 private key for --tls-cert (or $RAY_TLS_SERVER_KEY).", false));
         spec.addOption(value("--tls-ca", "<tlsCa>", String.class, null,
                 "PEM CA certificate every node's certificate is signed by (or $RAY_TLS_CA_CERT).", false));
-        spec.addOption(value("--dashboard-host", "<dashboardHost>", String.class, beam.http.HttpConfig.DEFAULT_HOST,
+        spec.addOption(value("--dashboard-host", "<dashboardHost>", String.class, HttpConfig.DEFAULT_HOST,
                 "Address the HTTP ports bind (default ${DEFAULT-VALUE}); beyond loopback all but the health probes "
                         + "need the cluster token.", false));
         spec.addOption(value("--dashboard-port", "<dashboardPort>", int.class,
-                String.valueOf(beam.http.HttpConfig.DEFAULT_DASHBOARD_PORT),
+                String.valueOf(HttpConfig.DEFAULT_DASHBOARD_PORT),
                 "The head's dashboard, state API and /api/gcs_healthz (default ${DEFAULT-VALUE}; 0: any free port).", false));
         spec.addOption(OptionSpec.builder("--include-dashboard").paramLabel("<true|false>").arity("0..1").type(Boolean.class)
                 .fallbackValue("true").description("Serve the dashboard port on the head (default true).").build());
         spec.addOption(value("--dashboard-agent-listen-port", "<agentPort>", int.class,
-                String.valueOf(beam.http.HttpConfig.DEFAULT_AGENT_PORT),
+                String.valueOf(HttpConfig.DEFAULT_AGENT_PORT),
                 "Every node's /api/local_raylet_healthz (default ${DEFAULT-VALUE}; 0: any free port).", false));
         spec.addOption(value("--metrics-export-port", "<metricsPort>", int.class,
-                String.valueOf(beam.http.HttpConfig.DEFAULT_METRICS_PORT),
+                String.valueOf(HttpConfig.DEFAULT_METRICS_PORT),
                 "Every node's Prometheus /metrics (default: any free port, in node.json).", false));
-        spec.addOption(value("--owner-pid", "<ownerPid>", long.class, "0", "Stop when this process exits.", true));
+        spec.addOption(value("--owner-pid", "<ownerPid>", long.class, String.valueOf(DaemonConfig.NO_OWNER), "Stop when this process exits.", true));
         spec.addOption(flag("--notify-ready", "", true));
-        spec.addOption(OptionSpec.builder(IGNORED_RAY_FLAGS).paramLabel("<ignored>").arity("0..1").type(List.class)
-                .auxiliaryTypes(String.class).hidden(true).description("Ray flags that do not apply to beam: accepted and ignored.").build());
+        spec.addOption(IgnoredRayFlags.option());
         command.spec = spec;
         CommandLine cli = new CommandLine(spec);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
@@ -146,7 +150,7 @@ public final class StartCommand implements Callable<Integer> {
                 .hidden(hidden).build();
     }
 
-    /** Copies the parsed values into the fields (the options hold them; see {@link #commandLine()}). */
+    /** Copies the parsed values into the fields (the options hold them; see {@link #commandLine(Environment)}). */
     void load() {
         head = Boolean.TRUE.equals(option("--head"));
         address = option("--address");
@@ -174,7 +178,7 @@ public final class StartCommand implements Callable<Integer> {
         agentPort = option("--dashboard-agent-listen-port");
         metricsPort = option("--metrics-export-port");
         includeDashboard = !Boolean.FALSE.equals(option("--include-dashboard"));
-        List<String> given = option(IGNORED_RAY_FLAGS[0]);
+        List<String> given = option(IgnoredRayFlags.NAMES[0]);
         ignored = given == null ? new ArrayList<>() : given;
     }
 
@@ -189,15 +193,16 @@ public final class StartCommand implements Callable<Integer> {
         if (!block) {  // the daemon checks the arguments and says what is wrong
             List<String> all = spec.commandLine().getParseResult().originalArgs();
             // parsed alone (Main.main) the arguments are start's; in the `ray` tree "start" comes first
-            return DetachedStart.launch(tempDir, all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size()));
+            List<String> args = all.subList(spec.parent() == null ? 0 : all.indexOf("start") + 1, all.size());
+            return DetachedStart.launch(Paths.tempDir(tempDir, env), args);
         }
-        reportIgnoredFlags();
+        IgnoredRayFlags.report(spec);
         if (head == (address != null)) {
             System.err.println("beam: say either `ray start --head` to start a cluster or `ray start --address HEAD:PORT` "
                     + "to join one.");
             return 1;
         }
-        Path temp = Paths.tempDir(tempDir);
+        Path temp = Paths.tempDir(tempDir, env);
         try {
             TrustedPaths.prepareForStart(temp);
         } catch (IllegalArgumentException | IOException e) {
@@ -215,38 +220,23 @@ public final class StartCommand implements Callable<Integer> {
         SessionDir.removeStale(temp);
         DaemonConfig config;
         try {
-            String token;
-            if (TokenAuth.disabledByEnvironment()) token = null;
-            else token = TokenAuth.fromEnvironment(authTokenPath);
+            String token = env.authDisabled() ? null : TokenAuth.fromEnvironment(env, authTokenPath);
             // a head makes its own token unless it is given one (Kubernetes: the same Secret
             // on the head and every worker pod, docs/DEPLOY.md)
-            if (head && token == null && !TokenAuth.disabledByEnvironment()) token = TokenAuth.newToken();
-            if (token == null && TokenAuth.disabledByEnvironment()) {
-                System.err.println("beam: WARNING: token authentication is disabled (RAY_AUTH_MODE=disabled)");
+            if (head && token == null && !env.authDisabled()) token = TokenAuth.newToken();
+            if (env.authDisabled()) {
+                System.err.println("beam: WARNING: token authentication is disabled (" + Environment.AUTH_MODE + "=disabled)");
             }
             config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid,
                     new FrameLimits(maxHeaderBytes, maxPayloadBytes), maxConnections, address, token,
-                    new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa),
-                    new beam.http.HttpConfig(dashboardHost, dashboardPort, agentPort, metricsPort, includeDashboard),
-                    maxActorProcesses);
+                    new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa, env),
+                    new HttpConfig(dashboardHost, dashboardPort, agentPort, metricsPort, includeDashboard),
+                    maxActorProcesses, env);
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;
         }
         return runInForeground(config);
-    }
-
-    private void reportIgnoredFlags() {
-        java.util.Set<String> ignoredNames = new java.util.HashSet<>();
-        for (var option : spec.options()) {
-            if (option.hidden() && option.arity().max() == 1 && option.arity().min() == 0) {
-                ignoredNames.addAll(List.of(option.names()));
-            }
-        }
-        for (String arg : spec.commandLine().getParseResult().originalArgs()) {
-            String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
-            if (ignoredNames.contains(name)) System.err.println("beam: ignoring " + name + " (does not apply to beam)");
-        }
     }
 
     private int runInForeground(DaemonConfig config) throws Exception {
@@ -257,7 +247,7 @@ public final class StartCommand implements Callable<Integer> {
             DaemonLogging.configure(session.logsDir().resolve("beamd.log"), !notifyReady);
             daemon = config.isHead() ? new Daemon(config, session).start() : new MemberDaemon(config, session).start();
         } catch (IOException | IllegalArgumentException e) {
-            String why = e instanceof java.net.BindException
+            String why = e instanceof BindException
                     ? "port " + config.port() + " is already in use (" + e.getMessage() + "); pick another with --port"
                     : e.getMessage();
             System.err.println("beam: could not start: " + why);
@@ -268,8 +258,9 @@ public final class StartCommand implements Callable<Integer> {
             DaemonLogging.close();
         }, "shutdown-hook"));
         exitZeroOnTerm();
-        printNextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead());
-        printHttp(config.http(), config.isHead());
+        StartBanner.nextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead(),
+                env.authDisabled());
+        StartBanner.http(config.http(), config.isHead());
         if (notifyReady) ReadyReport.ready(session.logsDir().resolve("beamd.out"));
         // what start-up left for later, made while the daemon waits for its first client
         Thread.ofPlatform().daemon().name("warm-up").start(FrameCodec::warmUp);
@@ -286,49 +277,5 @@ public final class StartCommand implements Callable<Integer> {
     @SuppressWarnings("restriction")
     private static void exitZeroOnTerm() {
         sun.misc.Signal.handle(new sun.misc.Signal("TERM"), signal -> System.exit(0));
-    }
-
-    /** Where the HTTP face will listen (it binds a moment after this, docs/HTTP.md). */
-    private static void printHttp(beam.http.HttpConfig http, boolean isHead) {
-        if (http == null) return;
-        String host = http.host().equals("0.0.0.0") ? "127.0.0.1" : http.host();
-        if (isHead && http.includeDashboard()) {
-            System.out.println("  The dashboard: " + (http.dashboardPort() == 0 ? "on the port named in node.json (http_ports)"
-                    : "http://" + host + ":" + http.dashboardPort()));
-        }
-        System.out.println("  Health probes on port " + (http.agentPort() == 0 ? "(see node.json)" : http.agentPort())
-                + ", Prometheus metrics on " + (http.metricsPort() == 0 ? "the port in node.json" : "port " + http.metricsPort())
-                + (http.loopbackOnly() ? "" : " (beyond loopback: Authorization: Bearer <cluster token>)"));
-        System.out.flush();
-    }
-
-    private static void printNextSteps(String ip, String address, String sessionDir, boolean foreground, boolean isHead) {
-        System.out.println("Local node IP: " + ip);
-        System.out.println("--------------------");
-        System.out.println("beam runtime started (session " + sessionDir + ").");
-        System.out.println("--------------------");
-        System.out.println("Next steps");
-        if (isHead) {
-            System.out.println("  To add another node to this cluster, copy the cluster token to it and run there:");
-            if (TokenAuth.disabledByEnvironment()) {
-                System.out.println("    ray start --address='" + address + "'");
-            } else {
-                System.out.println("    RAY_AUTH_TOKEN=$(cat " + sessionDir + "/" + TokenAuth.TOKEN_FILE + ") ray start --address='"
-                        + address + "'");
-                System.out.println("  (the token is in " + sessionDir + "/" + TokenAuth.TOKEN_FILE
-                        + ", readable only by you; RAY_AUTH_TOKEN_PATH=<file> works too)");
-            }
-        } else {
-            System.out.println("  This node joined the cluster whose head is " + address + ".");
-        }
-        System.out.println("  To connect to this cluster from Python on this machine:");
-        System.out.println("    import ray");
-        System.out.println("    ray.init()");
-        System.out.println("  To see the status of the cluster:");
-        System.out.println("    ray status");
-        System.out.println("  To terminate the beam runtime on this machine, run");
-        System.out.println("    ray stop");
-        if (foreground) System.out.println("--block: the daemon runs in the foreground; Ctrl-C or `ray stop` ends it.");
-        System.out.flush();
     }
 }

@@ -1,5 +1,7 @@
 package beam.cli;
 
+import beam.codec.FrameCodec;
+import beam.config.Environment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.LocalDateTime;
@@ -13,6 +15,12 @@ import picocli.CommandLine.Option;
 /** {@code ray status}: nodes, resources used/total, actors holding GPUs, pending groups. */
 @Command(name = "status", addMethodSubcommands = false, description = "Show the cluster's nodes, resources, actors and pending placement groups.")
 public final class StatusCommand implements Callable<Integer> {
+    private final Environment env;
+
+    StatusCommand(Environment env) {
+        this.env = env;
+    }
+
     @Option(names = "--json", description = "Print the raw status as JSON.")
     boolean json;
 
@@ -24,10 +32,10 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode status = LocalStatus.fetch(tempDir, "status", address);
+        ObjectNode status = LocalStatus.fetch(env, tempDir, "status", address);
         if (status == null) return 1;
         if (json) {
-            System.out.println(beam.codec.FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));
+            System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));
         } else {
             System.out.print(format(status));
         }

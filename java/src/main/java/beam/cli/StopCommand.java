@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.config.Environment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,6 +28,12 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "stop", addMethodSubcommands = false, description = "Stop the beam daemons on this machine and their actors.")
 public final class StopCommand implements Callable<Integer> {
+    private final Environment env;
+
+    StopCommand(Environment env) {
+        this.env = env;
+    }
+
     private static final long GRACE_SECONDS = 10;
 
     @Option(names = {"-f", "--force"}, description = "Kill at once with SIGKILL.")
@@ -42,8 +49,8 @@ public final class StopCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path temp = Paths.tempDir(tempDir);
-        boolean folderChosen = Paths.chosen(tempDir);
+        Path temp = Paths.tempDir(tempDir, env);
+        boolean folderChosen = Paths.chosen(tempDir, env);
         Map<Long, ProcessHandle> daemons = new LinkedHashMap<>();
         inFolder(temp).ifPresent(h -> daemons.put(h.pid(), h));
         List<ProcessHandle> elsewhere = LocalDaemons.all().stream().filter(h -> !daemons.containsKey(h.pid())).toList();

@@ -21,7 +21,7 @@ import java.util.logging.Logger;
  *      +------------------------------+---> DEAD <--------------------------+
  * </pre>
  * PENDING: waiting for room (its group not placed yet, or its bundle or node full); the
- * {@link Scheduler} starts it. STARTING: resources held, process launched, constructor
+ * {@link ActorScheduler} starts it. STARTING: resources held, process launched, constructor
  * running; calls wait in the record's queue in arrival order until ALIVE. DEAD is final:
  * the constructor raised, the process exited, it was killed, its owner, group or node went
  * away. Entering DEAD fails every queued and in-flight call with the death message; once
@@ -43,12 +43,12 @@ final class ActorLifecycle {
             return size() > Cluster.MAX_TOMBSTONES;
         }
     };
-    private final Scheduler scheduler;
+    private final ActorScheduler scheduler;
     private final PlacementGroups groups;
     private final ActorHistory history;
     private final CallStats callStats;
 
-    ActorLifecycle(Scheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats) {
+    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats) {
         this.scheduler = scheduler;
         this.groups = groups;
         this.history = history;

@@ -10,7 +10,7 @@ import java.util.Map;
  * Everything the daemon knows about one actor.
  *
  * <p>Its {@link State} machine is drawn once, on {@link ActorLifecycle}, which makes every
- * transition but the start ({@link Scheduler}). Fields are guarded by the {@link Cluster} lock.
+ * transition but the start ({@link ActorScheduler}). Fields are guarded by the {@link Cluster} lock.
  */
 public final class ActorRecord {
     public enum State { PENDING, STARTING, ALIVE, DEAD }

@@ -1,6 +1,7 @@
 package beam.cluster;
 
 import beam.codec.Frame;
+import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Collection;
@@ -13,7 +14,7 @@ import java.util.Set;
 
 /**
  * The cluster's state: nodes, actors and calls to them, behind one lock. Actors live in
- * {@link ActorLifecycle}, their placement in {@link Scheduler}, placement groups in
+ * {@link ActorLifecycle}, their placement in {@link ActorScheduler}, placement groups in
  * {@link PlacementGroups}; all of them share this object's lock.
  *
  * <p>Threads: every public method holds this object's lock while it reads or changes state;
@@ -38,7 +39,7 @@ public final class Cluster {
     private final String namespace;
     private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
     final PlacementGroups groups = new PlacementGroups(this);
-    private final Scheduler scheduler = new Scheduler(nodes.values(), groups);
+    private final ActorScheduler scheduler = new ActorScheduler(nodes.values(), groups);
     private final ActorHistory history = new ActorHistory();
     private final CallStats callStats = new CallStats();
     private final ActorLifecycle actors = new ActorLifecycle(scheduler, groups, history, callStats);
@@ -153,12 +154,7 @@ public final class Cluster {
             actor = actors.running(actorId);
             if (actor == null) return;
         }
-        Thread.ofVirtual().start(() -> {
-            try {
-                Thread.sleep(WORKER_EXIT_GRACE_MILLIS);
-            } catch (InterruptedException e) {
-                return;
-            }
+        Scheduler.system().after(WORKER_EXIT_GRACE_MILLIS, () -> {
             synchronized (this) {
                 if (!actor.processGone) actor.node.link.killActor(actor);
             }

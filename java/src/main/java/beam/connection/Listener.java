@@ -2,17 +2,23 @@ package beam.connection;
 
 import beam.codec.FrameCodec;
 import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
 
 /**
  * Accepts connections on one unix or TCP address. One platform thread accepts. A TCP
@@ -34,7 +40,7 @@ public final class Listener implements AutoCloseable {
     static final int DIRECT_TCP_CONNECTIONS = 64;
     private final Semaphore directTcp = new Semaphore(DIRECT_TCP_CONNECTIONS);
     private final ServerSocketChannel server;
-    private final java.net.ServerSocket tlsServer;
+    private final ServerSocket tlsServer;
     private final FrameCodec codec;
     private final Consumer<Connection> handler;
     /** Unix listeners: the handler for each client's frames, and the thread that reads them all. */
@@ -43,8 +49,7 @@ public final class Listener implements AutoCloseable {
     private final Semaphore permits;
     private final String name;
     private final Thread acceptThread;
-    /** The current wait between failed accepts (accept thread only; 0 after a success). */
-    private long backoffMillis;
+    private final AcceptBackoff backoff;
 
     private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections,
                      Consumer<Connection> handler, String name) throws IOException {
@@ -52,7 +57,7 @@ public final class Listener implements AutoCloseable {
     }
 
     private Listener(ServerSocketChannel server, FrameCodec codec, int maxConnections, Consumer<Connection> handler,
-                     Function<Connection, ReaderLoop.Handler> clients, String name, java.net.ServerSocket tlsServer)
+                     Function<Connection, ReaderLoop.Handler> clients, String name, ServerSocket tlsServer)
             throws IOException {
         this.server = server;
         this.tlsServer = tlsServer;
@@ -62,6 +67,7 @@ public final class Listener implements AutoCloseable {
         this.loop = clients == null ? null : new ReaderLoop("reader " + name);
         this.permits = new Semaphore(maxConnections);
         this.name = name;
+        this.backoff = new AcceptBackoff(name);
         Runnable loop = tlsServer == null ? this::acceptLoop : this::acceptTlsLoop;
         this.acceptThread = Thread.ofPlatform().daemon().name("accept " + name).unstarted(() -> guarded(loop));
     }
@@ -70,7 +76,7 @@ public final class Listener implements AutoCloseable {
      * Local clients on the unix socket at {@code path}: {@code clients} makes each one's frame
      * handler, which runs on the listener's {@link ReaderLoop} and must not block.
      */
-    public static Listener unix(java.nio.file.Path path, FrameCodec codec, int maxConnections,
+    public static Listener unix(Path path, FrameCodec codec, int maxConnections,
                                 Function<Connection, ReaderLoop.Handler> clients) throws IOException {
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
@@ -93,9 +99,9 @@ public final class Listener implements AutoCloseable {
      * A TLS listener on {@code address}: mutual TLS (client certificates required). The
      * handshake runs on the connection's virtual thread, so a stalled peer holds up no one.
      */
-    public static Listener tls(SocketAddress address, javax.net.ssl.SSLContext ssl, FrameCodec codec,
+    public static Listener tls(SocketAddress address, SSLContext ssl, FrameCodec codec,
                                int maxConnections, Consumer<Connection> handler) throws IOException {
-        javax.net.ssl.SSLServerSocket server = (javax.net.ssl.SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
+        SSLServerSocket server = (SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
         server.setNeedClientAuth(true);
         server.bind(address, 512);
         return new Listener(null, codec, maxConnections, handler, null, "tls:" + address, server);
@@ -119,7 +125,7 @@ public final class Listener implements AutoCloseable {
         while (!tlsServer.isClosed()) {
             try {
                 permits.acquire();
-                java.net.Socket socket;
+                Socket socket;
                 try {
                     socket = tlsServer.accept();
                 } catch (IOException e) {
@@ -132,7 +138,7 @@ public final class Listener implements AutoCloseable {
                     Connection connection;
                     try {
                         socket.setSoTimeout(TLS_HANDSHAKE_MILLIS); // a peer that never says hello is dropped
-                        ((javax.net.ssl.SSLSocket) socket).startHandshake();
+                        ((SSLSocket) socket).startHandshake();
                         socket.setSoTimeout(0);
                         connection = new Connection(Transport.of(socket), codec, peer);
                     } catch (IOException e) {
@@ -150,10 +156,10 @@ public final class Listener implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             } catch (IOException | RuntimeException e) {
-                if (tlsServer.isClosed() || !backOff(e)) return;
+                if (tlsServer.isClosed() || !backoff.waitAfter(e)) return;
                 continue;
             }
-            backoffMillis = 0;
+            backoff.reset();
         }
     }
 
@@ -201,29 +207,10 @@ public final class Listener implements AutoCloseable {
             } catch (ClosedChannelException | InterruptedException e) {
                 return;
             } catch (IOException | RuntimeException e) {
-                if (!server.isOpen() || !backOff(e)) return;
+                if (!server.isOpen() || !backoff.waitAfter(e)) return;
                 continue;
             }
-            backoffMillis = 0;
-        }
-    }
-
-    /**
-     * After an accept failed while the listener is open: most causes clear up by themselves
-     * (too many open files, until a connection closes), so wait and retry, doubling the wait
-     * from 10 ms up to 1 s; logged when a streak starts and at every 1 s wait, so a lasting
-     * problem stays visible without flooding the log. False if interrupted (closing).
-     */
-    private boolean backOff(Exception e) {
-        backoffMillis = backoffMillis == 0 ? 10 : Math.min(backoffMillis * 2, 1_000);
-        if (backoffMillis == 10 || backoffMillis == 1_000) {
-            LOG.warning("accept failed on " + name + " (" + e + "); retrying in " + backoffMillis + " ms");
-        }
-        try {
-            Thread.sleep(backoffMillis);
-            return true;
-        } catch (InterruptedException ie) {
-            return false;
+            backoff.reset();
         }
     }
 

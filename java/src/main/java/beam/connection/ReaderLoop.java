@@ -12,6 +12,8 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -73,7 +75,7 @@ public final class ReaderLoop implements AutoCloseable {
     /** Registrations and closes from other threads, run by the loop between selects. */
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
-    private final java.util.function.Consumer<SelectionKey> onReady = this::ready; // made once, not per select
+    private final Consumer<SelectionKey> onReady = this::ready; // made once, not per select
 
     public ReaderLoop(String name) throws IOException {
         this.selector = Selector.open();
@@ -187,7 +189,7 @@ public final class ReaderLoop implements AutoCloseable {
         private final SocketChannel channel;
         private final FrameAssembler assembler;
         private final Handler handler;
-        private final java.util.function.Predicate<Frame> deliver = this::deliver; // made once, not per read
+        private final Predicate<Frame> deliver = this::deliver; // made once, not per read
         SelectionKey key;
         private boolean ended;
 

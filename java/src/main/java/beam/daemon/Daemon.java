@@ -24,6 +24,7 @@ import beam.util.Ids;
 import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.Scheduler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -56,7 +57,10 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private Listener tcpListener;
     private HeadGate gate;
     private String gcsAddress;
-    private final CompletableFuture<JsonNode> pythonVersions = NodeFacts.pythonVersions();
+    /** How often the placement groups' timeouts are checked. */
+    private static final long GROUP_TICK_MILLIS = 1_000;
+    private volatile Scheduler.Timer groupTicks;
+    private final CompletableFuture<JsonNode> pythonVersions;
     private ObjectNode headFacts;
     private final UserMetrics userMetrics = new UserMetrics();
     private NodeHttp http;
@@ -66,6 +70,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
         this.session = session;
+        this.pythonVersions = NodeFacts.pythonVersions(config.environment());
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress("8.8.8.8");
         this.localNode = new HeadLocalNode(cluster);
         this.accelerators = HostProbe.accelerators(config);
@@ -89,7 +94,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                         gate::serve)).start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
-        headFacts = NodeFacts.collect(nodeIp, accelerators);
+        headFacts = NodeFacts.collect(nodeIp, accelerators, config.environment());
         headFacts.put("probe_port", port);
         pythonVersions.thenAccept(py -> {
             synchronized (cluster) {
@@ -102,8 +107,8 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
                 c -> LocalClient.of(c, this, origin)).start();
         session.writeNodeJson(nodeId, nodeIp, gcsAddress, ProcessHandle.current().pid());
-        // a platform thread: waking a virtual one costs the idle daemon CPU (docs/PERFORMANCE.md)
-        Thread.ofPlatform().daemon().name("ticker").start(this::tickLoop);
+        // on the process's one timer thread (a platform thread: waking a virtual one costs the idle daemon CPU)
+        groupTicks = Scheduler.system().every(GROUP_TICK_MILLIS, cluster.groups()::tick);
         if (config.ownerPid() > 0) {
             ProcessHandle.of(config.ownerPid()).ifPresentOrElse(
                     h -> h.onExit().thenRun(() -> {
@@ -163,17 +168,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         });
     }
 
-    private void tickLoop() {
-        while (!stop.stopping()) {
-            try {
-                Thread.sleep(1_000);
-            } catch (InterruptedException e) {
-                return;
-            }
-            cluster.groups().tick();
-        }
-    }
-
     @Override
     public void requestShutdown() {
         stop.request();
@@ -194,6 +188,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private final class Steps implements StopPath.Steps {
         @Override
         public void stopAccepting() {
+            if (groupTicks != null) groupTicks.cancel();
             if (unixListener != null) unixListener.close();
             if (tcpListener != null) tcpListener.close();
             if (gate != null) gate.close();

@@ -1,12 +1,18 @@
 package beam.daemon;
 
+import beam.auth.TlsConfig;
 import beam.codec.FrameLimits;
+import beam.config.Environment;
+import beam.http.HttpConfig;
 import beam.link.Heartbeat;
 import java.nio.file.Path;
 
 /**
- * Everything a daemon is started with, validated once. Environment variables are read in
- * {@link beam.cli.StartCommand} only.
+ * Everything a daemon is started with, validated once. The environment is read once
+ * ({@link Environment#current()}, by the CLI) and handed in here: the daemon sees it only as
+ * {@link #environment()}. The defaults of {@code ray start}'s flags are named here and on the
+ * types they configure ({@link FrameLimits#DEFAULT}, {@link Heartbeat#DEFAULT},
+ * {@link HttpConfig}'s), each once.
  *
  * @param port          TCP port for nodes and remote clients (0 = any free port)
  * @param numGpus       declared GPUs, or null to detect them
@@ -24,27 +30,37 @@ import java.nio.file.Path;
  * @param tls           TLS for node links, or null for plain TCP (the token still applies)
  * @param http          where the HTTP face listens (health probes, metrics, dashboard), or
  *                      null for none (in-process tests)
- * @param maxActorProcesses actor processes this node runs at once; 0 for the host's default (node.ProcessCap)
+ * @param maxActorProcesses actor processes this node runs at once; {@link #DEFAULT_MAX_ACTOR_PROCESSES}
+ *                      for the host's default (node.ProcessCap)
+ * @param environment   the environment the daemon was started in (accelerator visibility,
+ *                      the device root, the Python to ask for versions)
  */
 public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp,
                            Path tempDir, long ownerPid, FrameLimits limits, int maxConnections, String headAddress,
-                           String authToken, Heartbeat heartbeat, beam.auth.TlsConfig tls,
-                           beam.http.HttpConfig http, int maxActorProcesses) {
+                           String authToken, Heartbeat heartbeat, TlsConfig tls,
+                           HttpConfig http, int maxActorProcesses, Environment environment) {
+    /** Ray's GCS port. */
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+    /** 0: as many as the host's memory and pid limit allow (node.ProcessCap). */
+    public static final int DEFAULT_MAX_ACTOR_PROCESSES = 0;
+    /** {@code --owner-pid} not given: the daemon outlives whoever started it. */
+    public static final long NO_OWNER = 0;
+    /** Connections per listener of the in-process daemons of tests, which never need more. */
+    private static final int TEST_MAX_CONNECTIONS = 256;
 
     /** A single-node head with defaults: for tests. */
     public static DaemonConfig head(Path tempDir, int numGpus, String nodeIp) {
-        return new DaemonConfig(0, numGpus, 4, null, nodeIp, tempDir, 0, FrameLimits.DEFAULT, 256, null,
-                null, Heartbeat.DEFAULT, null, 0);
+        return new DaemonConfig(0, numGpus, 4, null, nodeIp, tempDir, NO_OWNER, FrameLimits.DEFAULT, TEST_MAX_CONNECTIONS,
+                null, null, Heartbeat.DEFAULT, null, DEFAULT_MAX_ACTOR_PROCESSES);
     }
 
-    /** Without an HTTP face. */
+    /** Without an HTTP face, in this process's environment: for in-process daemons of tests. */
     public DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp, Path tempDir,
                         long ownerPid, FrameLimits limits, int maxConnections, String headAddress, String authToken,
-                        Heartbeat heartbeat, beam.auth.TlsConfig tls, int maxActorProcesses) {
+                        Heartbeat heartbeat, TlsConfig tls, int maxActorProcesses) {
         this(port, numGpus, numCpus, resourcesJson, nodeIp, tempDir, ownerPid, limits, maxConnections, headAddress,
-                authToken, heartbeat, tls, null, maxActorProcesses);
+                authToken, heartbeat, tls, null, maxActorProcesses, Environment.current());
     }
 
     public boolean isHead() {
@@ -60,5 +76,6 @@ public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String re
         if (headAddress != null && !headAddress.matches(".+:[0-9]{1,5}")) {
             throw new IllegalArgumentException("--address must be HOST:PORT, got '" + headAddress + "'");
         }
+        if (environment == null) throw new IllegalArgumentException("a daemon needs its environment (Environment.current())");
     }
 }

@@ -2,14 +2,20 @@ package beam.daemon;
 
 import beam.cluster.AcceleratorKind;
 import beam.cluster.NodeAccelerator;
+import beam.cluster.Resources;
+import beam.codec.FrameCodec;
+import beam.config.Environment;
 import beam.node.AcceleratorProbe;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.DatagramSocket;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -18,23 +24,20 @@ final class HostProbe {
     private HostProbe() {
     }
 
-    /** Where the accelerator probe reads device files: "/" unless a test points it at a fake tree. */
-    static final String DEVICE_ROOT_ENV = "BEAM_DEVICE_ROOT";
-
     /**
      * This node's accelerators by resource (GPU, NPU, HPU, neuron_cores, ...): counts from
      * --num-gpus / --resources where declared, else detected; ids from a visibility variable
      * set on `ray start`, else 0..n-1 ({@link AcceleratorProbe}).
      */
     static Map<String, NodeAccelerator> accelerators(DaemonConfig config) {
-        Map<String, String> env = System.getenv();
+        Environment env = config.environment();
         Map<String, Integer> declared = new HashMap<>();
         if (config.numGpus() != null) declared.put("GPU", config.numGpus());
         JsonNode custom = parseResources(config.resourcesJson());
         for (String r : AcceleratorKind.RESOURCES) {
             if (custom != null && custom.path(r).isNumber()) declared.put(r, (int) Math.floor(custom.path(r).asDouble()));
         }
-        return new AcceleratorProbe(Path.of(env.getOrDefault(DEVICE_ROOT_ENV, "/")), env).probe(declared);
+        return new AcceleratorProbe(env.deviceRoot(), env.vars()).probe(declared);
     }
 
     /**
@@ -42,10 +45,10 @@ final class HostProbe {
      * object_store_memory (30%), node:IP, node:__internal_head__ on the head, custom
      * resources from --resources, each accelerator's count and accelerator_type:MODEL.
      */
-    static beam.cluster.Resources resources(DaemonConfig config, String nodeIp, boolean head,
+    static Resources resources(DaemonConfig config, String nodeIp, boolean head,
                                             Map<String, NodeAccelerator> accelerators) {
-        beam.cluster.Resources r = beam.cluster.Resources.fromJson(parseResources(config.resourcesJson()), "--resources");
-        long unit = beam.cluster.Resources.UNIT;
+        Resources r = Resources.fromJson(parseResources(config.resourcesJson()), "--resources");
+        long unit = Resources.UNIT;
         int cpus = config.numCpus() != null ? config.numCpus() : Runtime.getRuntime().availableProcessors();
         r.set("CPU", (long) cpus * unit);
         r.set("GPU", 0);
@@ -62,10 +65,10 @@ final class HostProbe {
         return r;
     }
 
-    static com.fasterxml.jackson.databind.JsonNode parseResources(String json) {
+    static JsonNode parseResources(String json) {
         if (json == null || json.isBlank()) return null;
         try {
-            return beam.codec.FrameCodec.json().readTree(json);
+            return FrameCodec.json().readTree(json);
         } catch (IOException e) {
             throw new IllegalArgumentException("--resources must be a JSON object such as '{\"TPU\": 4}', got: " + json);
         }
@@ -103,10 +106,10 @@ final class HostProbe {
     /** The first IPv4 address of an up, non-loopback interface, else 127.0.0.1. */
     static String firstInterfaceAddress() {
         try {
-            for (var nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            for (var nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
                 if (!nic.isUp() || nic.isLoopback()) continue;
-                for (InetAddress a : java.util.Collections.list(nic.getInetAddresses())) {
-                    if (a instanceof java.net.Inet4Address) return a.getHostAddress();
+                for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+                    if (a instanceof Inet4Address) return a.getHostAddress();
                 }
             }
         } catch (IOException ignored) {

@@ -44,7 +44,7 @@ public final class MemberDaemon implements RunningDaemon {
     private final SessionDir session;
     private final String nodeId = Ids.nodeId();
     private final String nodeIp;
-    private final CompletableFuture<JsonNode> pythonVersions = NodeFacts.pythonVersions();
+    private final CompletableFuture<JsonNode> pythonVersions;
     /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
     private final Map<String, NodeAccelerator> accelerators;
     private final UserMetrics userMetrics = new UserMetrics();
@@ -60,6 +60,7 @@ public final class MemberDaemon implements RunningDaemon {
     public MemberDaemon(DaemonConfig config, SessionDir session) {
         this.config = config;
         this.session = session;
+        this.pythonVersions = NodeFacts.pythonVersions(config.environment());
         String host = config.headAddress().substring(0, config.headAddress().lastIndexOf(':'));
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(host);
         this.accelerators = HostProbe.accelerators(config);
@@ -92,7 +93,7 @@ public final class MemberDaemon implements RunningDaemon {
     }
 
     private LinkMessage.Join joinMessage() {
-        ObjectNode facts = NodeFacts.collect(nodeIp, accelerators);
+        ObjectNode facts = NodeFacts.collect(nodeIp, accelerators, config.environment());
         try {
             probeListener = Prober.listen(nodeIp);
             facts.put("probe_port", probeListener.getLocalPort());

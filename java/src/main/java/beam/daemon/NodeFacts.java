@@ -1,7 +1,10 @@
 package beam.daemon;
 
+import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
+import beam.config.Environment;
 import beam.protocol.Protocol;
+import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -12,6 +15,7 @@ import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -46,15 +50,14 @@ public final class NodeFacts {
     /**
      * Asks Python for its versions, {@link #PROBE_DELAY_MS} from now: a Python start competes
      * for the CPU with the daemon's own start-up and with the first driver, and nothing needs
-     * the answer that early. With one of 2 cores busy elsewhere, deferring it took `ray start`
-     * from 0.336 to 0.305 s and the first ray.init() after it from 0.123 to 0.072 s
-     * (bench/start_time.py, medians of 9); on a quiet machine it changes nothing measurable.
+     * the answer that early (a busy host's `ray start` and first ray.init() were measurably
+     * slower without the delay: docs/PERFORMANCE.md).
      */
-    static CompletableFuture<JsonNode> pythonVersions() {
-        Executor later = CompletableFuture.delayedExecutor(PROBE_DELAY_MS, TimeUnit.MILLISECONDS,
-                r -> Thread.ofVirtual().start(r));
+    static CompletableFuture<JsonNode> pythonVersions(Environment env) {
+        // the probe waits for a process: on a thread of its own, not the scheduler's
+        Executor later = task -> Scheduler.system().after(PROBE_DELAY_MS, () -> Thread.ofVirtual().start(task));
         return CompletableFuture.supplyAsync(() -> {
-            String python = System.getenv().getOrDefault("BEAM_PYTHON", "python3");
+            String python = env.python();
             try {
                 Process p = new ProcessBuilder(python, "-c", PROBE).redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -77,7 +80,7 @@ public final class NodeFacts {
         return ip.startsWith("127.");
     }
 
-    static ObjectNode collect(String nodeIp, java.util.Map<String, beam.cluster.NodeAccelerator> accelerators) {
+    static ObjectNode collect(String nodeIp, Map<String, NodeAccelerator> accelerators, Environment env) {
         ObjectNode facts = F.objectNode();
         ObjectNode versions = facts.putObject("versions");
         versions.put("beam", BEAM_VERSION);
@@ -106,7 +109,7 @@ public final class NodeFacts {
         ObjectNode accel = facts.putObject("accelerators");
         accelerators.forEach((resource, a) -> {
             ObjectNode o = a.toJson();
-            o.put("node_visible_value", System.getenv(a.kind().visibleVar));
+            o.put("node_visible_value", env.get(a.kind().visibleVar));
             accel.set(resource, o);
         });
         return facts;

@@ -6,12 +6,16 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A session directory like Ray's: {@code <temp>/session_<timestamp>_<pid>/} with
@@ -42,7 +46,7 @@ public final class SessionDir {
      */
     static final int MAX_SOCKET_PATH_BYTES = 106;
 
-    private static final java.nio.file.attribute.FileAttribute<?> OWNER_ONLY =
+    private static final FileAttribute<?> OWNER_ONLY =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
 
     /** Folders beam makes are its user's alone (0700): nobody else may list or plant files in them. */
@@ -109,9 +113,9 @@ public final class SessionDir {
     private static void checkSocketPath(Path tempDir, Path dir) {
         String socket = dir.resolve("sockets").resolve("beamd.sock").toString();
         int pidDigits = String.valueOf(ProcessHandle.current().pid()).length();
-        int bytes = socket.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + Math.max(0, PID_DIGITS - pidDigits);
+        int bytes = socket.getBytes(StandardCharsets.UTF_8).length + Math.max(0, PID_DIGITS - pidDigits);
         if (bytes <= MAX_SOCKET_PATH_BYTES) return;
-        int tempBytes = tempDir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        int tempBytes = tempDir.toString().getBytes(StandardCharsets.UTF_8).length;
         throw new IllegalArgumentException("the temp dir " + tempDir + " is too long for the daemon's unix socket: its path "
                 + tempDir + "/session_<time>_<pid>/sockets/beamd.sock can be " + bytes + " bytes long, and at most "
                 + MAX_SOCKET_PATH_BYTES + " can be bound. Pick a --temp-dir (or RAY_TMPDIR) of at most "
@@ -135,7 +139,7 @@ public final class SessionDir {
     }
 
     private String[] nodeFields; // what node.json says, kept for rewriting it with the HTTP ports; guarded by this
-    private java.util.Map<String, Integer> httpPorts = java.util.Map.of();
+    private Map<String, Integer> httpPorts = Map.of();
     private String httpError;
     private boolean removed;
 
@@ -145,8 +149,8 @@ public final class SessionDir {
     }
 
     /** Adds the HTTP face's ports (face name to port) and what could not be bound, once it is up. */
-    synchronized void writeHttp(java.util.Map<String, Integer> ports, String error) throws IOException {
-        httpPorts = java.util.Map.copyOf(ports);
+    synchronized void writeHttp(Map<String, Integer> ports, String error) throws IOException {
+        httpPorts = Map.copyOf(ports);
         httpError = error;
         if (nodeFields != null && !removed) writeNodeJson();
     }
@@ -172,7 +176,7 @@ public final class SessionDir {
             g.writeStringField("start_time", started.format(START_TIME));
             if (!httpPorts.isEmpty()) {
                 g.writeObjectFieldStart("http_ports");
-                for (var e : new java.util.TreeMap<>(httpPorts).entrySet()) g.writeNumberField(e.getKey(), e.getValue());
+                for (var e : new TreeMap<>(httpPorts).entrySet()) g.writeNumberField(e.getKey(), e.getValue());
                 g.writeEndObject();
             }
             if (httpError != null) g.writeStringField("http_error", httpError);

@@ -1,6 +1,7 @@
 package beam.http;
 
 import beam.metrics.NodeMetrics;
+import beam.util.Scheduler;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,9 +25,8 @@ public final class NodeHttp implements AutoCloseable {
     public static final String METRICS = "metrics";
     /**
      * How long after the daemon serves the face binds. Loading the HTTP server's classes
-     * right away took CPU from the first driver's connection, which usually comes at once
-     * (bench/start_time.py: first ray.init() 0.22 -> 0.37 s median on a loaded 2-core host);
-     * a probe or a scrape a second later finds it up.
+     * right away takes CPU from the first driver's connection, which usually comes at once
+     * (docs/PERFORMANCE.md, "The HTTP face"); a probe or a scrape a second later finds it up.
      */
     static final long START_DELAY_MILLIS = 1_000;
 
@@ -35,11 +35,20 @@ public final class NodeHttp implements AutoCloseable {
     private final Supplier<String> health;
     private final HeadView head;
     private final NodeMetrics metrics;
+    private final Scheduler scheduler;
     private final List<HttpFace> bound = new ArrayList<>(); // guarded by this
     private boolean closed; // guarded by this
+    private Scheduler.Timer start; // guarded by this
 
     /** {@code head}: the cluster's views on the head, null on a joined node. */
     public NodeHttp(HttpConfig config, String token, Supplier<String> health, HeadView head, NodeMetrics metrics) {
+        this(config, token, health, head, metrics, Scheduler.system());
+    }
+
+    /** {@code scheduler} times the deferred bind (a manual one in tests). */
+    NodeHttp(HttpConfig config, String token, Supplier<String> health, HeadView head, NodeMetrics metrics,
+             Scheduler scheduler) {
+        this.scheduler = scheduler;
         this.config = config;
         this.token = token;
         this.health = health;
@@ -48,39 +57,39 @@ public final class NodeHttp implements AutoCloseable {
     }
 
     /**
-     * Binds on a new thread, then tells {@code done} each face's port (face name to port) and
-     * what could not be bound (null when all was).
+     * Binds {@link #START_DELAY_MILLIS} from now, on a thread of its own (binding loads the
+     * HTTP server's classes: no task for the scheduler's thread), then tells {@code done} each
+     * face's port (face name to port) and what could not be bound (null when all was).
      */
-    public void startInBackground(BiConsumer<Map<String, Integer>, String> done) {
-        Thread.ofPlatform().daemon().name("http-face").start(() -> {
+    public synchronized void startInBackground(BiConsumer<Map<String, Integer>, String> done) {
+        if (closed) return;
+        start = scheduler.after(START_DELAY_MILLIS,
+                () -> Thread.ofPlatform().daemon().name("http-face").start(() -> bind(done)));
+    }
+
+    private void bind(BiConsumer<Map<String, Integer>, String> done) {
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        List<String> errors = new ArrayList<>();
+        // one server per port, each on its own: a busy port leaves the others serving
+        for (Map<String, HttpFace.Face> group : byPort(faces()).values()) {
             try {
-                Thread.sleep(START_DELAY_MILLIS);
-            } catch (InterruptedException e) {
-                return;
-            }
-            Map<String, Integer> ports = new LinkedHashMap<>();
-            List<String> errors = new ArrayList<>();
-            // one server per port, each on its own: a busy port leaves the others serving
-            for (Map<String, HttpFace.Face> group : byPort(faces()).values()) {
-                try {
-                    HttpFace f = new HttpFace(config, token, group);
-                    synchronized (this) {
-                        if (closed) {
-                            f.close();
-                            return;
-                        }
-                        bound.add(f);
+                HttpFace f = new HttpFace(config, token, group);
+                synchronized (this) {
+                    if (closed) {
+                        f.close();
+                        return;
                     }
-                    ports.putAll(f.ports());
-                } catch (IOException | RuntimeException e) {
-                    LOG.warning("the HTTP face did not start on every port: " + e.getMessage());
-                    errors.add(e.getMessage());
+                    bound.add(f);
                 }
+                ports.putAll(f.ports());
+            } catch (IOException | RuntimeException e) {
+                LOG.warning("the HTTP face did not start on every port: " + e.getMessage());
+                errors.add(e.getMessage());
             }
-            LOG.info("HTTP face on " + config.host() + ": " + ports
-                    + (config.loopbackOnly() || token == null ? "" : " (token required but for the health probes)"));
-            done.accept(ports, errors.isEmpty() ? null : String.join("; ", errors));
-        });
+        }
+        LOG.info("HTTP face on " + config.host() + ": " + ports
+                + (config.loopbackOnly() || token == null ? "" : " (token required but for the health probes)"));
+        done.accept(ports, errors.isEmpty() ? null : String.join("; ", errors));
     }
 
     /** Faces grouped by port: faces asked on the same port share it; each on port 0 gets its own. */
@@ -115,6 +124,7 @@ public final class NodeHttp implements AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
+        if (start != null) start.cancel();
         bound.forEach(HttpFace::close);
     }
 }

@@ -67,7 +67,7 @@ public final class HeadDialer {
             head.close();
             throw e;
         } finally {
-            deadline.cancel(false);
+            deadline.cancel();
         }
     }
 

@@ -89,7 +89,7 @@ public final class HeadGate {
         } catch (IOException e) {
             return null;
         } finally {
-            deadline.cancel(false);
+            deadline.cancel();
         }
         if (first == null) return null;
         LinkMessage.Join join = LinkCodec.join(first);

@@ -1,5 +1,6 @@
 package beam.link;
 
+import beam.util.Clock;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -20,16 +21,27 @@ public record Heartbeat(long periodMillis, long timeoutMillis) {
         }
     }
 
-    /** Last time a frame arrived, in nanos; shared by the reader and the checker. */
+    /** Last time a frame arrived, on a {@link Clock}; shared by the reader and the checker. */
     public static final class LastSeen {
-        private final AtomicLong nanos = new AtomicLong(System.nanoTime());
+        private final Clock clock;
+        private final AtomicLong nanos;
+
+        public LastSeen() {
+            this(Clock.SYSTEM);
+        }
+
+        /** On {@code clock}: the one its link's {@link Pulse} beats on ({@link Pulse#clock()}). */
+        public LastSeen(Clock clock) {
+            this.clock = clock;
+            this.nanos = new AtomicLong(clock.nanoTime());
+        }
 
         public void touch() {
-            nanos.set(System.nanoTime());
+            nanos.set(clock.nanoTime());
         }
 
         public long silentMillis() {
-            return (System.nanoTime() - nanos.get()) / 1_000_000;
+            return clock.millisSince(nanos.get());
         }
     }
 }

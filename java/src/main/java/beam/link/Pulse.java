@@ -1,22 +1,22 @@
 package beam.link;
 
+import beam.util.Scheduler;
+import beam.util.ThreadScheduler;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The heartbeat clock of one daemon: every {@link Heartbeat#periodMillis()} a single platform
- * thread calls {@link Beating#beat()} on every link registered here (which sends its
- * {@code ping} and checks the peer's silence), rather than each link sleeping on a thread of
- * its own. One wake-up per period serves every link: an idle daemon costs next to nothing
- * (each wake-up of a virtual thread costs the carrier pool CPU; docs/PERFORMANCE.md, "Scale"),
- * and a head with a thousand links sends their pings in one pass.
- * The clock runs only while some link is registered: a head without joined nodes never wakes
- * for it.
+ * The heartbeat clock of one daemon: every {@link Heartbeat#periodMillis()} one timer calls
+ * {@link Beating#beat()} on every link registered here (which sends its {@code ping} and
+ * checks the peer's silence), rather than each link sleeping on a thread of its own. One
+ * wake-up per period serves every link: an idle daemon costs next to nothing (a virtual
+ * thread's wake-up costs the carrier pool CPU, docs/DESIGN.md, "Threads"), and a head with a
+ * thousand links sends their pings in one pass.
+ * The timer runs only while some link is registered: a head without joined nodes never wakes
+ * for it. A daemon's pulse has a scheduler thread of its own, so that heartbeats never wait
+ * behind another timer's task.
  */
 public final class Pulse implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Pulse.class.getName());
@@ -29,23 +29,38 @@ public final class Pulse implements AutoCloseable {
 
     private final Set<Beating> links = ConcurrentHashMap.newKeySet();
     private final Heartbeat heartbeat;
-    private final ScheduledThreadPoolExecutor clock;
-    private ScheduledFuture<?> ticking; // guarded by this; null while no link is registered
+    private final Scheduler scheduler;
+    private final ThreadScheduler owned; // the scheduler this pulse made (and closes), or null
+    private Scheduler.Timer ticking; // guarded by this; null while no link is registered
+    private boolean closed; // guarded by this
 
+    /** On a scheduler thread of its own, named {@code name}. */
     public Pulse(Heartbeat heartbeat, String name) {
+        this(heartbeat, Scheduler.onThread(name), true);
+    }
+
+    /** On {@code scheduler}, which stays open after {@link #close()} (tests drive a manual one). */
+    public Pulse(Heartbeat heartbeat, Scheduler scheduler) {
+        this(heartbeat, scheduler, false);
+    }
+
+    private Pulse(Heartbeat heartbeat, Scheduler scheduler, boolean own) {
         this.heartbeat = heartbeat;
-        clock = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name(name).unstarted(r));
+        this.scheduler = scheduler;
+        this.owned = own ? (ThreadScheduler) scheduler : null;
+    }
+
+    /** The clock the beats run on: a link's {@link Heartbeat.LastSeen} should read the same one. */
+    public Scheduler clock() {
+        return scheduler;
     }
 
     public synchronized void add(Beating link) {
         links.add(link);
-        if (ticking == null && !clock.isShutdown()) {
-            ticking = clock.scheduleAtFixedRate(this::tick, heartbeat.periodMillis(), heartbeat.periodMillis(),
-                    TimeUnit.MILLISECONDS);
-        }
+        if (ticking == null && !closed) ticking = scheduler.every(heartbeat.periodMillis(), this::tick);
     }
 
-    /** Whether the clock is running (tests). */
+    /** Whether the timer is running (tests). */
     synchronized boolean ticking() {
         return ticking != null;
     }
@@ -59,8 +74,7 @@ public final class Pulse implements AutoCloseable {
         for (Beating link : links) {
             try {
                 if (!link.beat()) links.remove(link);
-            } catch (Throwable e) { // one link's failure must not stop the others' heartbeats (an
-                // exception out of a periodic task ends its schedule for good, silently)
+            } catch (Throwable e) { // one link's failure must not stop the others' heartbeats
                 LOG.log(Level.SEVERE, "a link's heartbeat failed; it is no longer watched", e);
                 links.remove(link);
             }
@@ -68,7 +82,7 @@ public final class Pulse implements AutoCloseable {
         if (links.isEmpty()) {
             synchronized (this) {
                 if (links.isEmpty() && ticking != null) { // the last link is over: stop waking
-                    ticking.cancel(false);
+                    ticking.cancel();
                     ticking = null;
                 }
             }
@@ -76,7 +90,10 @@ public final class Pulse implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        clock.shutdownNow();
+    public synchronized void close() {
+        closed = true;
+        if (ticking != null) ticking.cancel();
+        ticking = null;
+        if (owned != null) owned.close();
     }
 }

@@ -13,13 +13,13 @@ import java.util.Map;
  * ({@link #reschedule}), after the waiting placement groups. Guarded by the {@link Cluster}
  * lock, as everything it touches.
  */
-final class Scheduler {
+final class ActorScheduler {
     private final Collection<Node> nodes;
     private final PlacementGroups groups;
     /** The PENDING actors, in creation order: what a reschedule tries, without walking every actor. */
     private final LinkedHashSet<ActorRecord> pending = new LinkedHashSet<>();
 
-    Scheduler(Collection<Node> nodes, PlacementGroups groups) {
+    ActorScheduler(Collection<Node> nodes, PlacementGroups groups) {
         this.nodes = nodes;
         this.groups = groups;
     }
