@@ -8,8 +8,8 @@ ValueError`` still works), ``actor_died`` an ActorDiedError carrying the daemon'
 from __future__ import annotations
 
 
-from ray._beam import pickling
-from ray._beam.connection import make_error
+from ray._beam.api import pickling
+from ray._beam.wire.connection import make_error
 from ray.exceptions import ActorDiedError, RaySystemError, RayTaskError
 
 

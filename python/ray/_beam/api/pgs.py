@@ -15,8 +15,8 @@ import logging
 import threading
 from typing import Dict, List, Optional, Tuple
 
-from ray._beam import ids
-from ray._beam.ids import PlacementGroupID
+from ray._beam.api import ids
+from ray._beam.api.ids import PlacementGroupID
 from ray.exceptions import RaySystemError, TaskPlacementGroupRemoved
 
 logger = logging.getLogger("ray")
@@ -54,7 +54,7 @@ class PlacementGroup:
 
     def ready(self):
         """An ObjectRef resolved with this group once it is placed."""
-        from ray._beam import client
+        from ray._beam.api import client
 
         c = client.ensure()
         ref = c.table.register(ids.new_object_id())
@@ -108,7 +108,7 @@ def validate(bundles, strategy: str, lifetime) -> List[Dict[str, float]]:
 
 
 def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> PlacementGroup:
-    from ray._beam import client
+    from ray._beam.api import client
 
     specs = validate(bundles, strategy, lifetime)
     if not isinstance(name, str):
@@ -122,7 +122,7 @@ def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> Plac
 
 
 def remove(pg: PlacementGroup) -> None:
-    from ray._beam import client
+    from ray._beam.api import client
 
     if not isinstance(pg, PlacementGroup):
         raise TypeError(f"remove_placement_group expects a PlacementGroup, got {type(pg)}")
@@ -133,7 +133,7 @@ def remove(pg: PlacementGroup) -> None:
 
 def table(pg: Optional[PlacementGroup] = None) -> dict:
     """Ray's placement_group_table(): one entry for ``pg``, else all keyed by id hex."""
-    from ray._beam import client
+    from ray._beam.api import client
 
     c = client.ensure()
     fields = {"pg_id": pg.id.hex()} if pg is not None else {}
@@ -180,7 +180,7 @@ def normalize_entry(entry: dict) -> dict:
 
 def current() -> Optional[PlacementGroup]:
     """The placement group of the actor we run in; None in a driver or outside any group."""
-    from ray._beam import client
+    from ray._beam.api import client
 
     c = client.get_client()
     pg_id = (c.actor or {}).get("pg_id") if c is not None else None

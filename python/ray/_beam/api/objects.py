@@ -18,7 +18,7 @@ import threading
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 
-from ray._beam import pickling
+from ray._beam.api import pickling
 from ray.exceptions import GetTimeoutError, ObjectLostError, RayTaskError
 
 if TYPE_CHECKING:
@@ -320,7 +320,7 @@ class ObjectRef:
 
 
 def _rebuild_ref(oid: str, data: Optional[bytes]) -> ObjectRef:
-    from ray._beam import client
+    from ray._beam.api import client
 
     table = client.current_table()
     if table is not None:

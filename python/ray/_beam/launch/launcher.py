@@ -7,7 +7,7 @@ relays the daemon's report (notices, errors, banner: all the daemon's text; its 
 on failure), which saves starting a second JVM for the CLI (beam.cli.ReadyReport has the
 protocol). ``ray.init()`` starts its private cluster the same way (``start_detached``);
 ``run_cli()`` runs the CLI as a child process and waits for it. The JVM gets the AOT cache
-beside the jar when it was made for this very JVM and jar (ray/_beam/aotcache.py).
+beside the jar when it was made for this very JVM and jar (ray/_beam/launch/aotcache.py).
 
 The ``ray`` command itself is a bash script (python/bin/ray) that runs ``main()`` only when
 the launch file this module writes for it (``write_launch_file``) is missing or stale;
@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ray._beam import aotcache, tempdirs
+from ray._beam.launch import aotcache, tempdirs
 
 # Only os and sys at module level: every import is read from disk when the host has evicted
 # it, and `ray start` pays for it (re, typing, subprocess and shutil cost ~30 ms warm, more
@@ -95,7 +95,7 @@ def bundled_runtimes() -> list[str]:
     """Java runtimes shipped with beam (a ``jlink`` image, see docs/PACKAGING.md), in order:
     ``ray/_beam/runtime`` (the platform wheel) and ``<root>/runtime`` beside ``<root>/python/ray``
     (the one-mount bundle). Neither exists in a source checkout."""
-    here = os.path.dirname(os.path.realpath(__file__))  # ray/_beam
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # ray/_beam (this is ray/_beam/launch)
     root = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # <root> of <root>/python/ray/_beam
     return [os.path.join(here, "runtime"), os.path.join(root, "runtime")]
 
@@ -163,13 +163,14 @@ def _choose_java() -> tuple[str, str, list[str]]:
 
 
 def _repo_jar() -> str:
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
+    here = os.path.dirname(os.path.realpath(__file__))  # <root>/python/ray/_beam/launch
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(here))))
     return os.path.join(root, "java", "target", "beam.jar")
 
 
 def _package_jars() -> list[str]:
     """Where find_jar looks without BEAM_JAR, in order: the package's lib/, then the checkout's build."""
-    return [os.path.join(os.path.dirname(os.path.realpath(__file__)), "lib", "beam.jar"), _repo_jar()]
+    return [os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib", "beam.jar"), _repo_jar()]
 
 
 def find_jar() -> str:
@@ -211,7 +212,7 @@ def daemon_command(argv: Sequence[str]) -> list[str]:
 
 
 def temp_root(argv: Sequence[str]) -> str:
-    """Where ``ray start ARGV`` keeps its sessions (ray/_beam/tempdirs.py; the daemon's stderr
+    """Where ``ray start ARGV`` keeps its sessions (ray/_beam/launch/tempdirs.py; the daemon's stderr
     log goes there)."""
     return tempdirs.temp_dir(tempdirs.flag_in(argv))
 
@@ -329,9 +330,9 @@ def run_cli(argv: Sequence[str], timeout: float | None = 120, **kwargs) -> subpr
 
 def write_launch_file(path: str) -> None:
     """The launch file that lets the ``ray`` script (python/bin/ray) start Java without us
-    next time (ray/_beam/launchfile.py). Nothing when Java or the jar cannot be found: the
+    next time (ray/_beam/launch/launchfile.py). Nothing when Java or the jar cannot be found: the
     command that follows says why."""
-    from ray._beam import launchfile
+    from ray._beam.launch import launchfile
 
     writer = launchfile.Writer(path)  # first: its time is "before we looked"
     try:

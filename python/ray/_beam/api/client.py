@@ -16,11 +16,11 @@ import sys
 import threading
 from typing import Optional
 
-from ray._beam import errors
-from ray._beam.connection import Connection
-from ray._beam.objects import ObjectTable
-from ray._beam.pgs import PgTracker
-from ray._beam.submit import Submitter
+from ray._beam.api import failures as errors
+from ray._beam.wire.connection import Connection
+from ray._beam.api.objects import ObjectTable
+from ray._beam.api.pgs import PgTracker
+from ray._beam.api.submit import Submitter
 from ray.exceptions import ActorDiedError, RaySystemError
 
 logger = logging.getLogger("ray")
@@ -219,7 +219,7 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
                 "to 'ray.init()'.")
         if runtime_env is not None and not isinstance(runtime_env, dict):
             raise TypeError(f"runtime_env must be a dict or RuntimeEnv, got {type(runtime_env)}")
-        from ray._beam import discovery  # only drivers need it (it finds and starts daemons)
+        from ray._beam.launch import discovery  # only drivers need it (it finds and starts daemons)
 
         target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources),
                                    ignored.get("_temp_dir"))

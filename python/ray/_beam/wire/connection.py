@@ -48,10 +48,10 @@ import threading
 import time
 from typing import Callable, Dict, Optional, Union
 
-from ray._beam import framing
-from ray._beam.framebuffer import FrameBuffer
-from ray._beam.outbox import Outbox
-from ray._beam.spin import SpinPolicy, budget_from_env
+from ray._beam.wire import framing
+from ray._beam.wire.framebuffer import FrameBuffer
+from ray._beam.wire.outbox import Outbox
+from ray._beam.wire.spin import SpinPolicy, budget_from_env
 
 logger = logging.getLogger("ray")
 
