@@ -33,9 +33,9 @@ WORK = os.path.join(ROOT, ".bench", "jvm")
 
 
 def launcher_flags():
-    """JVM_FLAGS of python/ray/_beam/launch/launcher.py as it is now."""
+    """JVM_FLAGS of python/ray/_beam/launch/jvmflags.py as it is now."""
     import ast
-    text = open(os.path.join(ROOT, "python", "ray", "_beam", "launcher.py")).read()
+    text = open(os.path.join(ROOT, "python", "ray", "_beam", "launch", "jvmflags.py")).read()
     m = re.search(r"^JVM_FLAGS\s*=\s*(\[.*?\])", text, re.M | re.S)
     return ast.literal_eval(m.group(1)) if m else ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"]
 

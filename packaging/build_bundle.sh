@@ -43,8 +43,8 @@ FLAGS="$("$BVENV/bin/python" -c 'import ast, sys
 tree = ast.parse(open(sys.argv[1]).read())
 for node in tree.body:
     if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "JVM_FLAGS":
-        print(" ".join(ast.literal_eval(node.value)))' "$ROOT/python/ray/_beam/launch/launcher.py")"
-[ -n "$FLAGS" ] || die "could not read JVM_FLAGS from ray/_beam/launch/launcher.py"
+        print(" ".join(ast.literal_eval(node.value)))' "$ROOT/python/ray/_beam/launch/jvmflags.py")"
+[ -n "$FLAGS" ] || die "could not read JVM_FLAGS from ray/_beam/launch/jvmflags.py"
 sed "s|-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto|$FLAGS|" "$ROOT/packaging/bundle-ray.sh" > "$OUT/bin/ray"
 chmod 755 "$OUT/bin/ray"
 cp "$ROOT/python/bin/ray" "$OUT/lib/ray-command"  # sourced by bin/ray for `ray start`'s spawn and relay

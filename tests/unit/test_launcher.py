@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from _paths import ROOT
-from ray._beam.launch import aotcache, launcher
+from ray._beam.launch import aotcache, jvmflags, launcher
 
 
 def _fake_jdk(tmp_path, name, version):
@@ -86,7 +86,7 @@ def test_aot_cache_is_used_only_for_its_own_java_and_jar(tmp_path, monkeypatch):
     cmd = launcher.command(["stop"])
     assert f"-XX:AOTCache={cache}" in cmd and "-Xshare:auto" not in cmd  # the JVM refuses both
     assert aotcache.usable(other_java, str(jar)) is None  # another java
-    monkeypatch.setattr(launcher, "JVM_FLAGS", [*launcher.JVM_FLAGS, "-Xss512k"])
+    monkeypatch.setattr(jvmflags, "JVM_FLAGS", [*jvmflags.JVM_FLAGS, "-Xss512k"])
     assert aotcache.usable(java, str(jar)) is None  # trained under other JVM flags
     monkeypatch.undo()
     monkeypatch.setenv("BEAM_JAR", str(jar))

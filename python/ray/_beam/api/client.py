@@ -16,10 +16,11 @@ import sys
 import threading
 from typing import Optional
 
-from ray._beam.api import failures as errors
+from ray._beam.api import failures
 from ray._beam.wire.connection import Connection
+from ray._beam.api import objects
 from ray._beam.api.objects import ObjectTable
-from ray._beam.api.pgs import PgTracker
+from ray._beam.api.pgtracker import PgTracker
 from ray._beam.api.submit import Submitter
 from ray.exceptions import ActorDiedError, RaySystemError
 
@@ -90,7 +91,7 @@ class Client:
         if status == "ok":
             self.table.resolve(oid, data=payload)
         else:
-            self.table.resolve(oid, error=errors.from_result(header, payload))
+            self.table.resolve(oid, error=failures.from_result(header, payload))
 
     def _on_warning(self, header: dict, payload: bytes) -> None:
         logger.warning("%s", header.get("message", ""))
@@ -150,6 +151,9 @@ class Client:
 def current_table() -> Optional[ObjectTable]:
     c = _client
     return c.table if c is not None else None
+
+
+objects.process_table = current_table
 
 
 def get_client() -> Optional[Client]:

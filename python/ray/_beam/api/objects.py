@@ -319,10 +319,17 @@ class ObjectRef:
         return self._table
 
 
-def _rebuild_ref(oid: str, data: Optional[bytes]) -> ObjectRef:
-    from ray._beam.api import client
+def _no_table() -> Optional[ObjectTable]:
+    return None
 
-    table = client.current_table()
+
+# The table a ref unpickled in this process joins: its client's (client.py installs that on
+# import, so this module needs no client); None while there is none.
+process_table: Callable[[], Optional[ObjectTable]] = _no_table
+
+
+def _rebuild_ref(oid: str, data: Optional[bytes]) -> ObjectRef:
+    table = process_table()
     if table is not None:
         table.adopt(oid, data)
     return ObjectRef(oid, table)

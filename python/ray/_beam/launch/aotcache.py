@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 
+from ray._beam.launch import jvmflags
+
 MIN_JAVA = 25  # -XX:AOTCache / -XX:AOTCacheOutput
 
 
@@ -110,9 +112,7 @@ def training_flags() -> list[str]:
     """The launcher's JVM flags that the cache is trained under (all but the CDS switch, which
     the cache replaces). Part of the description: what the cache holds (classes, and how much
     of each was compiled and profiled) depends on them, so new flags mean a new cache."""
-    from ray._beam.launch import launcher  # here: launcher imports this module
-
-    return [f for f in launcher.JVM_FLAGS if not f.startswith("-Xshare")]
+    return [f for f in jvmflags.JVM_FLAGS if not f.startswith("-Xshare")]
 
 
 def usable(java: str, jar: str) -> str | None:

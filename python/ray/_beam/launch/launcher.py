@@ -20,6 +20,7 @@ import os
 import sys
 
 from ray._beam.launch import aotcache, tempdirs
+from ray._beam.launch.jvmflags import JVM_FLAGS
 
 # Only os and sys at module level: every import is read from disk when the host has evicted
 # it, and `ray start` pays for it (re, typing, subprocess and shutil cost ~30 ms warm, more
@@ -31,19 +32,6 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 MIN_JAVA = 21
-# The same flags for the CLI and the daemon (measurements: docs/PERFORMANCE.md, "JVM start-up
-# options"): Serial GC and a small heap (4 MiB first, 1.5 MiB young generation: start-up garbage
-# touches fresh pages of whatever young generation there is); C1 only, compiling after 3x the
-# usual invocation counts: C2 and eager compiling during start-up left ~6 MiB of compiler arenas
-# and code behind at idle, and on 2 cores C2's compile bursts showed in the p99 of calls; the
-# JDK's CDS, replaced by beam's AOT cache where one fits (jvm_flags). The call path (beam's own
-# classes and the JDK's socket channels) compiles after 0.2x the usual counts instead: at 3x a
-# fresh daemon ran its first few thousand calls partly interpreted (sync p99 1,175 -> 564 us),
-# while a global 1x cost 6 MiB of idle memory; per method, it costs none (PERFORMANCE.md).
-JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1536k", "-XX:TieredStopAtLevel=1",
-             "-XX:CompileThresholdScaling=3", "-XX:CompileCommand=quiet",
-             "-XX:CompileCommand=CompileThresholdScaling,beam.*::*,0.2",
-             "-XX:CompileCommand=CompileThresholdScaling,sun.nio.ch.*::*,0.2", "-Xshare:auto"]
 MAIN_CLASS = "beam.cli.Main"
 JVM_DIR = "/usr/lib/jvm"  # where Debian-style packages install JDKs, one folder each
 READY, OUT, ERR = b"BEAM-READY", b"OUT ", b"ERR "  # beam.cli.ReadyReport

@@ -37,7 +37,6 @@ bursts of calls written together; a wait writes what it holds before it blocks.
 
 from __future__ import annotations
 
-import builtins
 import itertools
 import json
 import logging
@@ -49,6 +48,7 @@ import time
 from typing import Callable, Dict, Optional, Union
 
 from ray._beam.wire import framing
+from ray._beam.wire.errors import make_error
 from ray._beam.wire.framebuffer import FrameBuffer
 from ray._beam.wire.outbox import Outbox
 from ray._beam.wire.spin import SpinPolicy, budget_from_env
@@ -56,28 +56,6 @@ from ray._beam.wire.spin import SpinPolicy, budget_from_env
 logger = logging.getLogger("ray")
 
 PushHandler = Callable[[dict, bytes], None]
-
-
-def exception_class(kind: Optional[str]) -> type:
-    """Map a reply's ``kind`` to the exception class the shim raises (one table, here)."""
-    if kind:
-        import ray.exceptions as rex
-
-        cls = getattr(rex, kind, None) or getattr(builtins, kind, None)
-        if isinstance(cls, type) and issubclass(cls, Exception):
-            return cls
-    return RuntimeError
-
-
-def make_error(kind: Optional[str], message: str) -> Exception:
-    """Build the exception for an error reply; classes with odd constructors get a plain init."""
-    cls = exception_class(kind)
-    try:
-        return cls(message)
-    except Exception:
-        exc = cls.__new__(cls)
-        Exception.__init__(exc, message)
-        return exc
 
 
 class _Waiter:

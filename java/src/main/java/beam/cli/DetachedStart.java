@@ -65,7 +65,7 @@ final class DetachedStart {
     }
 
     /**
-     * The daemon runs with the CLI's own JVM flags (python/ray/_beam/launch/launcher.py JVM_FLAGS,
+     * The daemon runs with the CLI's own JVM flags (python/ray/_beam/launch/jvmflags.py JVM_FLAGS,
      * chosen for the daemon's idle memory and start-up; docs/PERFORMANCE.md).
      */
     static List<String> daemonJvmFlags(List<String> cliFlags) {
