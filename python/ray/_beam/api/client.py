@@ -16,12 +16,11 @@ import sys
 import threading
 from typing import Optional
 
-from ray._beam.api import failures
-from ray._beam.wire.connection import Connection
-from ray._beam.api import objects
+from ray._beam.api import failures, refs
 from ray._beam.api.objects import ObjectTable
 from ray._beam.api.pgtracker import PgTracker
 from ray._beam.api.submit import Submitter
+from ray._beam.wire.connection import Connection
 from ray.exceptions import ActorDiedError, RaySystemError
 
 logger = logging.getLogger("ray")
@@ -153,7 +152,7 @@ def current_table() -> Optional[ObjectTable]:
     return c.table if c is not None else None
 
 
-objects.process_table = current_table
+refs.process_table = current_table
 
 
 def get_client() -> Optional[Client]:
