@@ -40,7 +40,7 @@ from typing import Callable, Optional, Union
 logger = logging.getLogger("ray")
 
 # How soon the idle reader takes over once the last waiter has left, while a callback or
-# future waits for a push. Waking it on every leave cost two extra thread wake-ups per sync
+# future waits for a push. Waking it on every leave would cost two extra thread wake-ups per sync
 # call (leave, then the next reply's poll).
 IDLE_RECHECK_S = 0.005
 IDLE_RECHECK_MAX_S = 0.2  # the check's period otherwise, and while one wait goes on
