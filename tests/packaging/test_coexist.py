@@ -112,7 +112,7 @@ def test_report_command(tmp_path):
 def test_beam_never_ships_a_ray_only_name():
     from importlib.util import module_from_spec, spec_from_file_location
 
-    spec = spec_from_file_location("coexist_src", ROOT / "python" / "ray" / "_beam" / "coexist.py")
+    spec = spec_from_file_location("coexist_src", ROOT / "python" / "ray" / "_beam" / "launch" / "coexist.py")
     mod = module_from_spec(spec)
     spec.loader.exec_module(mod)
     assert mod.ray_only_files(ROOT / "python" / "ray") == []
@@ -121,7 +121,7 @@ def test_beam_never_ships_a_ray_only_name():
 def test_import_ray_runs_the_check(tmp_path):
     """Once ray/__init__.py calls coexist.check() (see docs/PACKAGING.md), `import ray` refuses a mix."""
     if "coexist" not in (ROOT / "python" / "ray" / "__init__.py").read_text():
-        pytest.skip("ray/__init__.py does not call ray._beam.coexist.check() yet")
+        pytest.skip("ray/__init__.py does not call ray._beam.launch.coexist.check() yet")
     site = _beam_site(tmp_path)
     (site / "ray" / "_raylet.so").write_bytes(b"")
     done = _check(tmp_path, site, code="import ray")
