@@ -150,7 +150,7 @@ def test_no_import_cycle():
              for m, imports in IMPORTS.items()}
     cycle = _cycle(graph)
     assert cycle is None, ("import cycle: " + " -> ".join(cycle) + ". Move what both need into "
-                           "the lower module, or hand it over from above (objects.process_table)")
+                           "the lower module, or hand it over from above (as client.py sets refs.process_table)")
 
 
 def test_the_cycle_check_finds_a_cycle():
