@@ -50,7 +50,7 @@ def snapshot_jar():
     shutil.copyfile(BUILT_JAR, tmp)
     os.replace(tmp, BENCH_JAR)
     sys.path.insert(0, os.path.join(ROOT, "python"))
-    from ray._beam import aotcache  # stdlib only; does not import the ray package's client
+    from ray._beam.launch import aotcache  # stdlib only; does not import the ray package's client
     java = os.environ.get("BEAM_JAVA") or find_java()
     built_cache, _ = aotcache.paths(BUILT_JAR)
     cache, meta = aotcache.paths(BENCH_JAR)

@@ -33,9 +33,9 @@ WORK = os.path.join(ROOT, ".bench", "jvm")
 
 
 def launcher_flags():
-    """JVM_FLAGS of python/ray/_beam/launcher.py as it is now."""
+    """JVM_FLAGS of python/ray/_beam/launch/jvmflags.py as it is now."""
     import ast
-    text = open(os.path.join(ROOT, "python", "ray", "_beam", "launcher.py")).read()
+    text = open(os.path.join(ROOT, "python", "ray", "_beam", "launch", "jvmflags.py")).read()
     m = re.search(r"^JVM_FLAGS\s*=\s*(\[.*?\])", text, re.M | re.S)
     return ast.literal_eval(m.group(1)) if m else ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"]
 
@@ -216,7 +216,7 @@ def main():
     for _ in range(5):
         t0 = time.perf_counter()
         subprocess.run([os.path.join(ROOT, ".venv", "bin", "python"), "-c",
-                        "import ray._beam.launcher as l; l.command(['start'])"], env=env, check=True)
+                        "import ray._beam.launch.launcher as l; l.command(['start'])"], env=env, check=True)
         launcher.append(time.perf_counter() - t0)
     vs = variants(jsa, aot)
     shared = {label: shared_fraction(java, flags) for label, flags, _ in vs}

@@ -86,7 +86,7 @@ def run_one(n, args):
         os.environ["RAY_TMPDIR"] = tmp
         sys.path.insert(0, os.path.join(ROOT, "python"))
         import ray
-        from ray._beam.connection import Connection
+        from ray._beam.wire.connection import Connection
         from ray.util.placement_group import placement_group, remove_placement_group
 
         ray.init()

@@ -28,7 +28,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
-from ray._beam import framing  # noqa: E402
+from ray._beam.wire import framing  # noqa: E402
 
 _LEN = struct.Struct(">I")
 GIB = 1 << 30

@@ -14,7 +14,7 @@ import sys
 import time
 
 import ray
-from ray._beam import client
+from ray._beam.api import client
 
 
 def daemon_stats():

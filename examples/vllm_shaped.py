@@ -5,7 +5,7 @@ Run it against a running cluster with declared GPUs (`./dev demo` does everythin
     ray start --head --num-gpus 4
     python examples/vllm_shaped.py
 
-What it does, in vLLM's order (../shared/reference/vllm-ray-contract.md):
+What it does, in vLLM's order (vllm.v1.executor.ray_executor_v2 and ray_utils; docs/VLLM.md):
 1. ray.init(), a PACK placement group of one {"GPU": 1} bundle per worker, waited on
    with ray.wait([pg.ready()], timeout=...) in a loop;
 2. reads placement_group_table(pg) and ray.nodes() to order bundles, driver's node first;

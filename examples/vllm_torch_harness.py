@@ -19,7 +19,7 @@ left, and prints one ``@@RESULT {...}`` line. ``--driver`` alone runs the vLLM s
 against the cluster of ``RAY_TMPDIR`` and waits (``HARNESS_RUN_S``, default 120 s) for the
 caller to take a host down.
 
-The driver's steps, in vLLM's order (shared/reference/vllm-ray-contract.md):
+The driver's steps, in vLLM's order (vllm.v1.executor.ray_executor_v2 and ray_utils; docs/VLLM.md):
 1. ray.init(); PACK placement group of {"GPU": 1} bundles; ray.wait([pg.ready()], timeout)
    in a loop; bundles ordered driver's node first (placement_group_table, ray.nodes());
 2. one actor per bundle: num_cpus=0, num_gpus=1, PlacementGroupSchedulingStrategy,

@@ -34,7 +34,7 @@ cp "$JAR" "$OUT/lib/beam.jar"
 cp -R "$RUNTIME" "$OUT/runtime"
 chmod -R u+w "$OUT/runtime"
 train_aot_cache "$OUT/runtime/bin/java" "$OUT/lib/beam.jar"
-# ray.init() without a running cluster starts one through ray/_beam/launcher.py, which looks
+# ray.init() without a running cluster starts one through ray/_beam/launch/launcher.py, which looks
 # for ray/_beam/lib/beam.jar (here a link to lib/) and for <root>/runtime.
 mkdir -p "$OUT/python/ray/_beam/lib"
 for f in beam.jar beam.aot beam.aot.info; do ln -s "../../../../lib/$f" "$OUT/python/ray/_beam/lib/$f"; done
@@ -43,8 +43,8 @@ FLAGS="$("$BVENV/bin/python" -c 'import ast, sys
 tree = ast.parse(open(sys.argv[1]).read())
 for node in tree.body:
     if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "JVM_FLAGS":
-        print(" ".join(ast.literal_eval(node.value)))' "$ROOT/python/ray/_beam/launcher.py")"
-[ -n "$FLAGS" ] || die "could not read JVM_FLAGS from ray/_beam/launcher.py"
+        print(" ".join(ast.literal_eval(node.value)))' "$ROOT/python/ray/_beam/launch/jvmflags.py")"
+[ -n "$FLAGS" ] || die "could not read JVM_FLAGS from ray/_beam/launch/jvmflags.py"
 sed "s|-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto|$FLAGS|" "$ROOT/packaging/bundle-ray.sh" > "$OUT/bin/ray"
 chmod 755 "$OUT/bin/ray"
 cp "$ROOT/python/bin/ray" "$OUT/lib/ray-command"  # sourced by bin/ray for `ray start`'s spawn and relay

@@ -2,7 +2,7 @@
 # beam's `ray` command in the one-mount bundle (packaging/build_bundle.sh): runs the daemon CLI
 # on the bundle's own Java runtime; needs no Python and no installed Java.
 # A Java >= 21 named by BEAM_JAVA or JAVA_HOME wins over the bundled runtime, as in
-# ray/_beam/launcher.py. `ray start` spawns the daemon itself, as the wheel's `ray` does: this
+# ray/_beam/launch/launcher.py. `ray start` spawns the daemon itself, as the wheel's `ray` does: this
 # script sets the java command line and runs the wheel's script's run_java (lib/ray-command,
 # a copy of python/bin/ray), so one JVM starts, not two.
 self=$(readlink -f "$0" 2>/dev/null || echo "$0")
@@ -27,7 +27,7 @@ done
 [ -x "$java" ] || { echo "ray: no Java runtime at $java (the bundle is incomplete)" >&2; exit 1; }
 jar=${BEAM_JAR:-$root/lib/beam.jar}
 read -r -a flags <<< "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto"  # no globbing of '*'
-# The AOT cache was made for exactly the bundle's runtime and jar (ray/_beam/aotcache.py)
+# The AOT cache was made for exactly the bundle's runtime and jar (ray/_beam/launch/aotcache.py)
 if [ "$java" = "$root/runtime/bin/java" ] && [ "$jar" = "$root/lib/beam.jar" ] && [ -f "$root/lib/beam.aot" ]; then
   flags=("${flags[@]/-Xshare:auto/-XX:AOTCache=$root/lib/beam.aot}")
 fi

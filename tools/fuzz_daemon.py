@@ -169,7 +169,7 @@ def main():
     targets = [node["socket"], (host, int(port))]
 
     import ray
-    from ray._beam.connection import Connection
+    from ray._beam.wire.connection import Connection
 
     joined = join_node(args, node) if args.attacks != "none" else None
     ray.init()

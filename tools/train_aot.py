@@ -1,4 +1,4 @@
-"""Make beam's AOT cache for one java and one jar (see python/ray/_beam/aotcache.py).
+"""Make beam's AOT cache for one java and one jar (see python/ray/_beam/launch/aotcache.py).
 
     python tools/train_aot.py --java JAVA --jar JAR
 
@@ -19,7 +19,7 @@ import tempfile
 
 PACKAGE_ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python")
 sys.path.insert(0, PACKAGE_ROOT)
-from ray._beam import aotcache, launcher  # noqa: E402
+from ray._beam.launch import aotcache, launcher  # noqa: E402
 
 DRIVER = """
 import ray
@@ -44,7 +44,7 @@ for a in actors:
 from ray.util import metrics
 metrics.Counter("train_calls", tag_keys=("k",)).inc(1, tags={"k": "v"})
 metrics.Histogram("train_latency", boundaries=[0.1, 1]).observe(0.5)
-from ray._beam import usermetrics
+from ray._beam.api import usermetrics
 usermetrics.flush()
 # the HTTP face's classes: its routes once each (it binds just after the daemon is ready)
 import json, os, time, urllib.request

@@ -5,13 +5,13 @@ The public names below mirror Ray 2.58's ``ray`` module; the implementation live
 is the thin client (and the actor worker) that speaks to it over a unix socket.
 
 The names are loaded on first use (PEP 562 ``__getattr__``): ``import ray`` itself runs only
-the coexistence check, so the ``ray`` command (``ray._beam.launcher``) and actor workers
+the coexistence check, so the ``ray`` command (``ray._beam.launch.launcher``) and actor workers
 (``ray._beam.worker``) import just the modules they use, not cloudpickle, the client and
 the actor machinery (docs/PERFORMANCE.md, "`ray start --head`"). ``ray.remote``,
 ``from ray import get`` and ``ray.util...`` work as if everything had been imported.
 """
 
-from ray._beam.coexist import check as _beam_coexist_check
+from ray._beam.launch.coexist import check as _beam_coexist_check
 
 _beam_coexist_check()  # refuse a beam/Ray mix, with the fix (docs/PACKAGING.md)
 del _beam_coexist_check
@@ -33,21 +33,21 @@ def method(*args, **kwargs):
 # name -> (module, attribute in it; None: the name is that submodule of ray)
 _LAZY = {
     "exceptions": ("ray.exceptions", None),
-    "get_actor": ("ray._beam.actors", "get_actor"),
-    "kill": ("ray._beam.actors", "kill"),
-    "remote": ("ray._beam.actors", "remote"),
-    "get": ("ray._beam.api", "get"),
-    "put": ("ray._beam.api", "put"),
-    "wait": ("ray._beam.api", "wait"),
-    "init": ("ray._beam.client", "init"),
-    "is_initialized": ("ray._beam.client", "is_initialized"),
-    "shutdown": ("ray._beam.client", "shutdown"),
-    "get_gpu_ids": ("ray._beam.context", "get_gpu_ids"),
-    "get_runtime_context": ("ray._beam.context", "get_runtime_context"),
-    "ObjectRef": ("ray._beam.objects", "ObjectRef"),
-    "available_resources": ("ray._beam.state", "available_resources"),
-    "cluster_resources": ("ray._beam.state", "cluster_resources"),
-    "nodes": ("ray._beam.state", "nodes"),
+    "get_actor": ("ray._beam.api.actors", "get_actor"),
+    "kill": ("ray._beam.api.actors", "kill"),
+    "remote": ("ray._beam.api.actors", "remote"),
+    "get": ("ray._beam.api.getput", "get"),
+    "put": ("ray._beam.api.getput", "put"),
+    "wait": ("ray._beam.api.getput", "wait"),
+    "init": ("ray._beam.api.client", "init"),
+    "is_initialized": ("ray._beam.api.client", "is_initialized"),
+    "shutdown": ("ray._beam.api.client", "shutdown"),
+    "get_gpu_ids": ("ray._beam.api.context", "get_gpu_ids"),
+    "get_runtime_context": ("ray._beam.api.context", "get_runtime_context"),
+    "ObjectRef": ("ray._beam.api.objects", "ObjectRef"),
+    "available_resources": ("ray._beam.api.state", "available_resources"),
+    "cluster_resources": ("ray._beam.api.state", "cluster_resources"),
+    "nodes": ("ray._beam.api.state", "nodes"),
     "actor": ("ray.actor", None),
     "runtime_env": ("ray.runtime_env", None),
     "types": ("ray.types", None),

@@ -1,6 +1,6 @@
-"""``ray.actor``: the actor handle types (implemented in ray._beam.actors)."""
+"""``ray.actor``: the actor handle types (implemented in ray._beam.api.actors)."""
 
-from ray._beam.actors import ActorClass, ActorHandle, ActorMethod  # noqa: F401
+from ray._beam.api.actors import ActorClass, ActorHandle, ActorMethod  # noqa: F401
 
 
 def exit_actor() -> None:
@@ -8,7 +8,7 @@ def exit_actor() -> None:
 
     The worker exits; the daemon then fails this and later calls with ActorDiedError.
     """
-    from ray._beam import client
+    from ray._beam.api import client
 
     c = client.get_client()
     if c is None or c.role != "worker":

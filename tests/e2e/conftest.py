@@ -14,7 +14,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
-from ray._beam import launcher  # noqa: E402
+from ray._beam.launch import launcher  # noqa: E402
 
 
 @pytest.fixture(scope="module")

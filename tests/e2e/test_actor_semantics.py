@@ -89,7 +89,7 @@ class LineWriter:
 
 def test_a_burst_of_calls_nobody_waits_for_still_runs_soon(cluster, tmp_path):
     # 50 calls back to back: all but the first few are held and written together
-    # (python/ray/_beam/outbox.py). With no ray.get after them, the flusher must send them.
+    # (python/ray/_beam/wire/outbox.py). With no ray.get after them, the flusher must send them.
     w = LineWriter.remote()
     ray.get(w.write.remote(str(tmp_path / "warm"), 0), timeout=30)
     path = str(tmp_path / "lines")

@@ -142,7 +142,7 @@ def test_named_async_and_threaded_actors(cluster):
 
 
 def test_many_threads_and_refs_are_freed(cluster):
-    from ray._beam import client
+    from ray._beam.api import client
 
     a = Probe.remote()
     ray.get(a.echo.remote(0), timeout=30)

@@ -109,7 +109,7 @@ def test_eight_threads_get_and_wait_concurrently(sleepers):
 def test_a_future_on_a_pending_result_makes_the_idle_reader_prompt(sleepers):
     """The driver's object table tells its connection when a future waits for a result (the
     idle reader then checks every 5 ms instead of 200 ms, connection.py)."""
-    from ray._beam import client
+    from ray._beam.api import client
 
     conn = client.get_client().conn
     assert client.get_client().table.on_first_watch == conn.pushes_now_prompt  # wakes it at once

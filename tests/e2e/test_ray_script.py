@@ -19,9 +19,9 @@ import time
 import pytest
 from conftest import ROOT, VENV_BIN, VENV_PYTHON, beam_env, cluster_processes, node_json
 
-from ray._beam import launchfile
+from ray._beam.launch import launchfile
 
-PYTHON_LAUNCHER = [VENV_PYTHON, "-c", "from ray._beam.launcher import main; main()"]
+PYTHON_LAUNCHER = [VENV_PYTHON, "-c", "from ray._beam.launch.launcher import main; main()"]
 
 
 @pytest.fixture

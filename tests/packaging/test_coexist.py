@@ -1,4 +1,4 @@
-"""ray._beam.coexist: a beam/Ray mix in one environment is refused with the fix.
+"""ray._beam.launch.coexist: a beam/Ray mix in one environment is refused with the fix.
 
 Each case lays out a fake site folder (a copy of python/ray plus dist-info folders and
 Ray-only files) and runs the check in a fresh interpreter without site-packages.
@@ -43,7 +43,7 @@ def _ray_site(tmp_path, name="ray-site"):
     return site
 
 
-def _check(tmp_path, *path, code="from ray._beam import coexist; coexist.check(); print('OK')", **env):
+def _check(tmp_path, *path, code="from ray._beam.launch import coexist; coexist.check(); print('OK')", **env):
     deps = tmp_path / "deps"
     if not deps.exists():
         shutil.copytree(Path(cloudpickle.__file__).parent, deps / "cloudpickle",
@@ -88,7 +88,7 @@ def test_rays_metadata_over_beams_code(tmp_path):
 def test_ray_later_on_sys_path_is_shadowed_not_mixed(tmp_path):
     """The one-mount bundle on PYTHONPATH in front of an image's own Ray."""
     done = _check(tmp_path, _beam_site(tmp_path), _ray_site(tmp_path),
-                  code="import importlib.metadata as m; from ray._beam import coexist; "
+                  code="import importlib.metadata as m; from ray._beam.launch import coexist; "
                        "coexist.check(); print(m.version('ray'), m.metadata('ray')['Summary'][:5])")
     assert done.stdout.strip() == "2.58.0 beam:", done.stderr
 
@@ -102,17 +102,17 @@ def test_skip_switch(tmp_path):
 
 def test_report_command(tmp_path):
     site = _beam_site(tmp_path)
-    done = _check(tmp_path, site, code="from ray._beam import coexist; raise SystemExit(coexist.main())")
+    done = _check(tmp_path, site, code="from ray._beam.launch import coexist; raise SystemExit(coexist.main())")
     assert done.returncode == 0 and "ok: beam alone" in done.stdout, done.stdout + done.stderr
     (site / "ray" / "_raylet.so").write_bytes(b"")
-    done = _check(tmp_path, site, code="from ray._beam import coexist; raise SystemExit(coexist.main())")
+    done = _check(tmp_path, site, code="from ray._beam.launch import coexist; raise SystemExit(coexist.main())")
     assert done.returncode == 1 and "pip uninstall" in done.stderr
 
 
 def test_beam_never_ships_a_ray_only_name():
     from importlib.util import module_from_spec, spec_from_file_location
 
-    spec = spec_from_file_location("coexist_src", ROOT / "python" / "ray" / "_beam" / "coexist.py")
+    spec = spec_from_file_location("coexist_src", ROOT / "python" / "ray" / "_beam" / "launch" / "coexist.py")
     mod = module_from_spec(spec)
     spec.loader.exec_module(mod)
     assert mod.ray_only_files(ROOT / "python" / "ray") == []
@@ -121,7 +121,7 @@ def test_beam_never_ships_a_ray_only_name():
 def test_import_ray_runs_the_check(tmp_path):
     """Once ray/__init__.py calls coexist.check() (see docs/PACKAGING.md), `import ray` refuses a mix."""
     if "coexist" not in (ROOT / "python" / "ray" / "__init__.py").read_text():
-        pytest.skip("ray/__init__.py does not call ray._beam.coexist.check() yet")
+        pytest.skip("ray/__init__.py does not call ray._beam.launch.coexist.check() yet")
     site = _beam_site(tmp_path)
     (site / "ray" / "_raylet.so").write_bytes(b"")
     done = _check(tmp_path, site, code="import ray")

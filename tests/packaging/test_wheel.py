@@ -151,7 +151,7 @@ def test_wheel_name_and_contents(wheel):
     assert wheel.name == f"ray-2.58.0-py3-none-manylinux2014_{arch}.manylinux_2_17_{arch}.whl"
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
-        assert {"ray/__init__.py", "ray/_beam/coexist.py", "ray/_beam/lib/beam.jar",
+        assert {"ray/__init__.py", "ray/_beam/launch/coexist.py", "ray/_beam/lib/beam.jar",
                 "ray/_beam/lib/beam.aot", "ray/_beam/lib/beam.aot.info",
                 "ray/_beam/runtime/bin/java", "ray/_beam/runtime/lib/server/libjvm.so",
                 "ray/_beam/runtime/release"} <= names
@@ -160,7 +160,7 @@ def test_wheel_name_and_contents(wheel):
         # `ray` is the bash script; its Python fallback is pip's wrapper with beam's interpreter
         assert z.read("ray-2.58.0.data/scripts/ray").startswith(b"#!/bin/bash\n")
         entry_points = z.read("ray-2.58.0.dist-info/entry_points.txt").decode()
-        assert "beam-ray-launcher = ray._beam.launcher:main" in entry_points, entry_points
+        assert "beam-ray-launcher = ray._beam.launch.launcher:main" in entry_points, entry_points
         meta = z.read("ray-2.58.0.dist-info/WHEEL").decode()
         assert "Root-Is-Purelib: false" in meta
         release = z.read("ray/_beam/runtime/release").decode()
@@ -187,7 +187,7 @@ def test_wheel_in_fresh_venv_without_java(venv, tmp_path, temp_dir):
     runtime = site / "_beam" / "runtime"
     # the AOT cache made at packaging time is the one this install's launcher passes
     flags = _run([str(venv / "bin" / "python"), "-c",
-                  "from ray._beam import launcher as l; print(l.jvm_flags(l.find_java(), l.find_jar()))"],
+                  "from ray._beam.launch import launcher as l; print(l.jvm_flags(l.find_java(), l.find_jar()))"],
                  env, tmp_path).stdout
     assert f"-XX:AOTCache={site / '_beam' / 'lib' / 'beam.aot'}" in flags, flags
     try:
@@ -205,7 +205,7 @@ def test_wheel_java_override_order(venv, tmp_path):
     fake = _fake_jdk(tmp_path / "jdk25", "25.0.1")
     old = _fake_jdk(tmp_path / "jdk17", "17.0.9")
     probe = [str(venv / "bin" / "python"), "-c",
-             "from ray._beam import launcher; print(launcher.find_java())"]
+             "from ray._beam.launch import launcher; print(launcher.find_java())"]
     base = {"PATH": str(_no_java_bin(tmp_path)), "HOME": str(tmp_path)}
     bundled = _run(probe, base, tmp_path).stdout.strip()
     assert bundled.startswith(str(venv)) and bundled.endswith("ray/_beam/runtime/bin/java"), bundled
@@ -246,7 +246,7 @@ def test_bundle_minimal_env(bundle, tmp_path, temp_dir):
         print(f"bundle: ray start --head took {start_s:.2f} s")
         # ray.init() with no cluster starts a private one through the launcher, which finds
         # the bundle's runtime and jar from python/ray/_beam/.
-        probe = _run(["python3", "-c", "from ray._beam import launcher; print(launcher.find_java()); "
+        probe = _run(["python3", "-c", "from ray._beam.launch import launcher; print(launcher.find_java()); "
                       "print(launcher.find_jar())"], env, work)
         assert probe.stdout.split() == [str(runtime / "bin" / "java"),
                                         str(mount / "python/ray/_beam/lib/beam.jar")]

@@ -6,8 +6,8 @@ import pytest
 
 from _paths import SHAPES
 import ray
-from ray._beam import options
-from ray._beam.objects import ObjectRef
+from ray._beam.api import options
+from ray._beam.api.objects import ObjectRef
 from ray.util.placement_group import placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
@@ -102,8 +102,8 @@ def test_remote_function_is_rejected_clearly():
 
 
 def test_wire_options_from_pg_strategy():
-    from ray._beam.ids import PlacementGroupID
-    from ray._beam.pgs import PlacementGroup
+    from ray._beam.api.ids import PlacementGroupID
+    from ray._beam.api.pgs import PlacementGroup
 
     class W:
         def run(self):

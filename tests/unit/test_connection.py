@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from ray._beam import framing
-from ray._beam.connection import Connection
-from ray._beam.spin import SpinPolicy
+from ray._beam.wire import framing
+from ray._beam.wire.connection import Connection
+from ray._beam.wire.spin import SpinPolicy
 
 
 _made_dirs = []
@@ -277,7 +277,7 @@ def test_prompt_idle_reader_backs_off_during_a_long_wait_and_is_woken_when_it_en
     not wake the idle reader every 5 ms, and once the wait ends the idle reader must take
     over at once (pushes then arrive while nobody waits)."""
     import time
-    import ray._beam.connection as connection_module
+    import ray._beam.wire.readrole as connection_module
     # a long ceiling, so that a missed wake-up would show as a delay of about a second
     monkeypatch.setattr(connection_module, "IDLE_RECHECK_MAX_S", 30.0)
 
@@ -306,7 +306,7 @@ def test_idle_reader_sleeps_while_waits_follow_each_other(monkeypatch):
     """With no callback waiting (slow mode), a thread that waits call after call must not
     wake the idle reader every 5 ms; pushes that come once it stops are still handled."""
     import time
-    import ray._beam.connection as connection_module
+    import ray._beam.wire.readrole as connection_module
     monkeypatch.setattr(connection_module, "IDLE_RECHECK_MAX_S", 0.3)
 
     d = _push_later_daemon(0.05)
@@ -335,7 +335,7 @@ def test_a_callback_that_begins_to_wait_makes_the_idle_reader_prompt_at_once(mon
     and then handles a push that comes after the last waiter left within IDLE_RECHECK_S,
     not 30 s later."""
     import time
-    import ray._beam.connection as connection_module
+    import ray._beam.wire.readrole as connection_module
     monkeypatch.setattr(connection_module, "IDLE_RECHECK_MAX_S", 30.0)
 
     d = _push_later_daemon(0.2)

@@ -1,4 +1,4 @@
-"""tests/golden/discovery_cases.json against the Python client (ray/_beam/tempdirs.py) and the
+"""tests/golden/discovery_cases.json against the Python client (ray/_beam/launch/tempdirs.py) and the
 bash launcher (set_temp_root and temp_usable in python/bin/ray, sourced for its functions):
 the same flag, environment and files must give the same temp dir, trusted or not. The Java
 CLI runs the same table in java/src/test/java/beam/cli/DiscoveryGoldenTest.java."""
@@ -12,7 +12,7 @@ import tempfile
 import pytest
 
 from _paths import ROOT
-from ray._beam import tempdirs
+from ray._beam.launch import tempdirs
 
 CASES = json.load(open(os.path.join(ROOT, "tests", "golden", "discovery_cases.json")))["cases"]
 OTHER_UID = 65534

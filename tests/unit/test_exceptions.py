@@ -8,7 +8,7 @@ import pytest
 from _paths import SHAPES
 import ray
 import ray.exceptions as rex
-from ray._beam import errors
+from ray._beam.api import failures as errors
 
 with open(SHAPES) as f:
     SHAPE = json.load(f)

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from _paths import GOLDEN
-from ray._beam import framing
+from ray._beam.wire import framing
 
 
 def _load(name):

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from _paths import ROOT
-from ray._beam import aotcache, launcher
+from ray._beam.launch import aotcache, jvmflags, launcher
 
 
 def _fake_jdk(tmp_path, name, version):
@@ -86,7 +86,7 @@ def test_aot_cache_is_used_only_for_its_own_java_and_jar(tmp_path, monkeypatch):
     cmd = launcher.command(["stop"])
     assert f"-XX:AOTCache={cache}" in cmd and "-Xshare:auto" not in cmd  # the JVM refuses both
     assert aotcache.usable(other_java, str(jar)) is None  # another java
-    monkeypatch.setattr(launcher, "JVM_FLAGS", [*launcher.JVM_FLAGS, "-Xss512k"])
+    monkeypatch.setattr(jvmflags, "JVM_FLAGS", [*jvmflags.JVM_FLAGS, "-Xss512k"])
     assert aotcache.usable(java, str(jar)) is None  # trained under other JVM flags
     monkeypatch.undo()
     monkeypatch.setenv("BEAM_JAR", str(jar))
@@ -154,7 +154,7 @@ def test_the_daemon_gets_its_report_pipe_even_when_the_caller_has_no_stdin_or_st
     clears it, so here this checks the whole spawn with odd descriptors)."""
     code = (f"import os, sys; sys.path.insert(0, {os.path.join(ROOT, 'python')!r})\n"
             "os.close(0); os.close(1)\n"
-            "from ray._beam import launcher\n"
+            "from ray._beam.launch import launcher\n"
             f"pid, report = launcher._spawn_daemon(['/bin/sh', '-c', 'echo BEAM-READY'], {str(tmp_path / 'log')!r})\n"
             "got = os.read(report, 100)\n"
             "os.waitpid(pid, 0)\n"
@@ -168,7 +168,7 @@ def test_launch_file_values_reach_bash_unchanged(tmp_path):
     """The `ray` script sources the launch file: every word must come back exactly."""
     import subprocess
 
-    from ray._beam import launchfile
+    from ray._beam.launch import launchfile
 
     words = ["/opt/my jdk/bin/java", "-XX:CompileCommand=quiet,beam.*::*", "it's", "$HOME `id`", "a\nb", ""]
     path = tmp_path / ".beam-launch"
@@ -184,7 +184,7 @@ def test_launch_file_keeps_the_time_from_before_the_decision(tmp_path):
     """A file changed while the launcher decided must count as newer than the launch file."""
     import time
 
-    from ray._beam import launchfile
+    from ray._beam.launch import launchfile
 
     path = tmp_path / ".beam-launch"
     writer = launchfile.Writer(str(path))
@@ -197,7 +197,7 @@ def test_launch_file_keeps_the_time_from_before_the_decision(tmp_path):
 
 
 def test_launch_file_in_a_folder_that_cannot_be_written(tmp_path):
-    from ray._beam import launchfile
+    from ray._beam.launch import launchfile
 
     missing = tmp_path / "no-such-folder" / ".beam-launch"
     launchfile.Writer(str(missing)).write(["java"], [], [], [])  # quietly nothing

@@ -22,22 +22,22 @@ EAGER_DIR = ["ObjectRef", "_beam", "_private", "actor", "available_resources", "
 
 # what each public name is: (module, attribute; None for the module itself)
 IMPLEMENTED_BY = {
-    "exceptions": ("ray.exceptions", None), "get_actor": ("ray._beam.actors", "get_actor"),
-    "kill": ("ray._beam.actors", "kill"), "remote": ("ray._beam.actors", "remote"),
-    "get": ("ray._beam.api", "get"), "put": ("ray._beam.api", "put"), "wait": ("ray._beam.api", "wait"),
-    "init": ("ray._beam.client", "init"), "is_initialized": ("ray._beam.client", "is_initialized"),
-    "shutdown": ("ray._beam.client", "shutdown"), "get_gpu_ids": ("ray._beam.context", "get_gpu_ids"),
-    "get_runtime_context": ("ray._beam.context", "get_runtime_context"),
-    "ObjectRef": ("ray._beam.objects", "ObjectRef"),
-    "available_resources": ("ray._beam.state", "available_resources"),
-    "cluster_resources": ("ray._beam.state", "cluster_resources"), "nodes": ("ray._beam.state", "nodes"),
+    "exceptions": ("ray.exceptions", None), "get_actor": ("ray._beam.api.actors", "get_actor"),
+    "kill": ("ray._beam.api.actors", "kill"), "remote": ("ray._beam.api.actors", "remote"),
+    "get": ("ray._beam.api.getput", "get"), "put": ("ray._beam.api.getput", "put"), "wait": ("ray._beam.api.getput", "wait"),
+    "init": ("ray._beam.api.client", "init"), "is_initialized": ("ray._beam.api.client", "is_initialized"),
+    "shutdown": ("ray._beam.api.client", "shutdown"), "get_gpu_ids": ("ray._beam.api.context", "get_gpu_ids"),
+    "get_runtime_context": ("ray._beam.api.context", "get_runtime_context"),
+    "ObjectRef": ("ray._beam.api.objects", "ObjectRef"),
+    "available_resources": ("ray._beam.api.state", "available_resources"),
+    "cluster_resources": ("ray._beam.api.state", "cluster_resources"), "nodes": ("ray._beam.api.state", "nodes"),
     "actor": ("ray.actor", None), "runtime_env": ("ray.runtime_env", None), "types": ("ray.types", None),
     "util": ("ray.util", None), "_private": ("ray._private", None),
 }
 
 # the client, the actor machinery and cloudpickle: what the `ray` command does not need
-HEAVY = ["cloudpickle", "ray.exceptions", "ray._beam.client", "ray._beam.actors", "ray._beam.api",
-         "ray._beam.objects", "ray._beam.context", "ray._beam.state", "ray.util", "ray.actor"]
+HEAVY = ["cloudpickle", "ray.exceptions", "ray._beam.api.client", "ray._beam.api.actors", "ray._beam.api.getput",
+         "ray._beam.api.objects", "ray._beam.api.context", "ray._beam.api.state", "ray.util", "ray.actor"]
 
 
 def _run(code):
@@ -49,7 +49,7 @@ def _run(code):
 
 
 def test_the_ray_command_imports_neither_cloudpickle_nor_the_client():
-    loaded = _run("import json, ray._beam.launcher\n"
+    loaded = _run("import json, ray._beam.launch.launcher\n"
                   f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
     assert loaded == []
 
@@ -62,7 +62,7 @@ def test_the_ray_command_imports_no_stdlib_module_it_can_do_without():
                   "for m in ('json', 'json.decoder', 'json.scanner', 'json.encoder', 're', 'enum'):\n"
                   "    sys.modules.pop(m, None)\n"
                   "before = set(sys.modules)\n"
-                  "from ray._beam import launcher\n"
+                  "from ray._beam.launch import launcher\n"
                   "launcher.jvm_flags(launcher.find_java(), launcher.find_jar())\n"
                   "launcher.daemon_env()\n"
                   "new = set(sys.modules) - before\n"
@@ -76,7 +76,7 @@ def test_the_ray_command_hashes_no_unchanged_jar(tmp_path):
     jar = tmp_path / "beam.jar"
     jar.write_bytes(b"PK jar")
     loaded = _run("import json, os, sys\n"
-                  "from ray._beam import aotcache\n"
+                  "from ray._beam.launch import aotcache\n"
                   f"jar = {str(jar)!r}\n"
                   "cache, meta = aotcache.paths(jar)\n"
                   "open(cache, 'wb').close()\n"
@@ -91,14 +91,14 @@ def test_the_ray_command_hashes_no_unchanged_jar(tmp_path):
 def test_import_ray_runs_only_the_coexist_check():
     loaded = _run("import json, ray\n"
                   f"print(json.dumps([[m for m in {HEAVY!r} if m in sys.modules], "
-                  "'ray._beam.coexist' in sys.modules]))")
+                  "'ray._beam.launch.coexist' in sys.modules]))")
     assert loaded == [[], True]
 
 
 def test_an_actor_worker_imports_no_driver_api():
     loaded = _run("import json, ray._beam.worker\n"
-                  "print(json.dumps([m for m in ['ray._beam.actors', 'ray._beam.api', 'ray._beam.state', "
-                  "'ray._beam.context', 'ray.util'] if m in sys.modules]))")
+                  "print(json.dumps([m for m in ['ray._beam.api.actors', 'ray._beam.api.getput', 'ray._beam.api.state', "
+                  "'ray._beam.api.context', 'ray.util'] if m in sys.modules]))")
     assert loaded == []
 
 

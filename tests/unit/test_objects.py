@@ -5,8 +5,8 @@ import threading
 import cloudpickle
 import pytest
 
-from ray._beam import ids
-from ray._beam.objects import ObjectRef, ObjectTable
+from ray._beam.api import ids
+from ray._beam.api.objects import ObjectRef, ObjectTable
 from ray.exceptions import ActorDiedError, GetTimeoutError
 
 

@@ -1,12 +1,12 @@
-"""Outbox (python/ray/_beam/outbox.py) over a real socketpair: what is written when."""
+"""Outbox (python/ray/_beam/wire/outbox.py) over a real socketpair: what is written when."""
 
 import socket
 import time
 
 import pytest
 
-from ray._beam import framing, outbox
-from ray._beam.outbox import Outbox
+from ray._beam.wire import framing, outbox
+from ray._beam.wire.outbox import Outbox
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""tests/golden/pg_checks.json against the Python shim's checks (ray/_beam/pgs.py), which run
+"""tests/golden/pg_checks.json against the Python shim's checks (ray/_beam/api/pgs.py), which run
 before the cluster is touched, as Ray's do. The daemon runs the same table
 (java/src/test/java/beam/cluster/GroupRulesGoldenTest.java)."""
 
@@ -8,7 +8,7 @@ import os
 import pytest
 
 from _paths import ROOT
-from ray._beam import pgs
+from ray._beam.api import pgs
 from ray.util.placement_group import VALID_PLACEMENT_GROUP_STRATEGIES
 
 GOLDEN = json.load(open(os.path.join(ROOT, "tests", "golden", "pg_checks.json")))

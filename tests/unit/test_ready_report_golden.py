@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from _paths import ROOT
-from ray._beam import launcher
+from ray._beam.launch import launcher
 
 CASES = json.load(open(os.path.join(ROOT, "tests", "golden", "ready_report_cases.json")))["cases"]
 RAY_SCRIPT = os.path.join(ROOT, "python", "bin", "ray")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from ray._beam import spin
-from ray._beam.spin import PROBE_EVERY, SpinPolicy
+from ray._beam.wire import spin
+from ray._beam.wire.spin import PROBE_EVERY, SpinPolicy
 
 
 def test_polls_while_hits_stop_after_misses_and_probe_until_hits_return():

@@ -1,4 +1,4 @@
-"""Submitter (python/ray/_beam/submit.py) against a fake connection: queued calls and a link
+"""Submitter (python/ray/_beam/api/submit.py) against a fake connection: queued calls and a link
 that breaks while they drain."""
 
 import enum
@@ -9,9 +9,9 @@ import cloudpickle
 
 import pytest
 
-from ray._beam import ids, pickling
-from ray._beam.objects import ObjectTable
-from ray._beam.submit import Submitter
+from ray._beam.api import ids, pickling
+from ray._beam.api.objects import ObjectTable
+from ray._beam.api.submit import Submitter
 from ray.exceptions import ActorDiedError
 
 ACTOR_X, ACTOR_Y = "aa" * 16, "bb" * 16

@@ -1,4 +1,4 @@
-"""ray/_beam/tempdirs.py's checks before the Python launcher starts a daemon (the path that
+"""ray/_beam/launch/tempdirs.py's checks before the Python launcher starts a daemon (the path that
 runs when the `ray` script's launch file is stale): each bad temp dir is refused with the
 path, what is wrong and the fix, before anything is made in it; a missing one is made 0700."""
 
@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from ray._beam import launcher, tempdirs
+from ray._beam.launch import launcher, tempdirs
 
 
 def test_a_missing_temp_dir_is_made_owner_only(tmp_path):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ray._beam import usermetrics
+from ray._beam.api import usermetrics
 from ray.util import metrics
 
 
@@ -58,7 +58,7 @@ def test_batches_fit_the_daemons_header_limit_and_drop_only_what_never_could():
     # A frame over the daemon's header limit would cost the process its connection.
     import json
 
-    from ray._beam import usermetrics as um
+    from ray._beam.api import usermetrics as um
 
     series = [{"name": "m", "kind": "gauge", "description": "", "tags": {"t": f"{i:04d}" + "x" * 200},
                "value": 1.0} for i in range(200)]

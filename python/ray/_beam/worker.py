@@ -30,9 +30,10 @@ import threading
 import traceback
 
 
-from ray._beam import framing, pickling
-from ray._beam import client as client_mod
-from ray._beam import options
+from ray._beam.wire import framing
+from ray._beam.api import pickling
+from ray._beam.api import client as client_mod
+from ray._beam.api import options
 
 _STOP = object()
 
@@ -123,7 +124,7 @@ class Worker:
 
     @staticmethod
     def _exit(_reason: str = "") -> None:
-        from ray._beam import usermetrics
+        from ray._beam.api import usermetrics
         usermetrics.flush()  # the values recorded since the last send (a no-op once the link is gone)
         if os.environ.get("BEAM_WORKER_DEBUG"):
             print(f"beam worker exiting: {_reason}", file=sys.stderr, flush=True)

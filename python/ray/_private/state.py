@@ -1,6 +1,6 @@
 """``ray._private.state``: per-node resource maps (vLLM imports these at module top)."""
 
-from ray._beam.state import (  # noqa: F401
+from ray._beam.api.state import (  # noqa: F401
     available_resources_per_node,
     total_resources_per_node,
 )

@@ -1,6 +1,6 @@
 """``ray.util.metrics``: Counter, Gauge and Histogram with Ray's signatures and checks.
 
-Values go to this node's beam daemon (ray/_beam/usermetrics.py), which exports them on its
+Values go to this node's beam daemon (ray/_beam/api/usermetrics.py), which exports them on its
 Prometheus port (``ray start --metrics-export-port``) as Ray's metrics agent does: a metric
 ``foo`` as ``ray_foo``, its tags as labels; counters and histograms summed over the node's
 processes, the newest value of a gauge.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from ray._beam import usermetrics
+from ray._beam.api import usermetrics
 
 
 class Metric:

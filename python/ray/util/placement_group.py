@@ -1,11 +1,11 @@
-"""``ray.util.placement_group``: Ray's placement group API (implemented in ray._beam.pgs)."""
+"""``ray.util.placement_group``: Ray's placement group API (implemented in ray._beam.api.pgs)."""
 
 from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from ray._beam import pgs
-from ray._beam.pgs import PlacementGroup, VALID_STRATEGIES  # noqa: F401
+from ray._beam.api import pgs
+from ray._beam.api.pgs import PlacementGroup, VALID_STRATEGIES  # noqa: F401
 
 VALID_PLACEMENT_GROUP_STRATEGIES = VALID_STRATEGIES
 

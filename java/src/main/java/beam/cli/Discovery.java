@@ -15,7 +15,7 @@ import java.util.TreeSet;
 
 /**
  * Which local daemon {@code ray status}, {@code ray list} and {@code ray doctor} talk to; the
- * same rule as ray/_beam/discovery.py for {@code ray.init()} (docs/DESIGN.md, "Finding the
+ * same rule as ray/_beam/launch/discovery.py for {@code ray.init()} (docs/DESIGN.md, "Finding the
  * cluster"): with an address ({@code --address}, else RAY_ADDRESS), the local daemon serving
  * it; else the daemon of the temp dir ({@link Paths}); when the user chose that folder
  * (flag or RAY_TMPDIR), only it. Otherwise, if none runs there, every daemon of this user on

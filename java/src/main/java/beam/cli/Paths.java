@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * Where sessions live, the one rule of the Java side (docs/DESIGN.md, "Where sessions live";
- * the same rule is python/ray/_beam/tempdirs.py and set_temp_root in python/bin/ray, and
+ * the same rule is python/ray/_beam/launch/tempdirs.py and set_temp_root in python/bin/ray, and
  * tests/golden/discovery_cases.json holds all three to it):
  *
  * <ol>

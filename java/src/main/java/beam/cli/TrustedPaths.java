@@ -11,7 +11,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  * Only your own files are trusted: a temp dir, session dir, {@code session_latest} link,
  * {@code node.json} or socket that another user owns, or that group or others may write, is
  * refused, since whoever controls it could point every client at a daemon of theirs (which
- * would answer with pickles). The same rule is python/ray/_beam/tempdirs.py's.
+ * would answer with pickles). The same rule is python/ray/_beam/launch/tempdirs.py's.
  */
 final class TrustedPaths {
     private TrustedPaths() {

@@ -13,7 +13,7 @@ import java.util.Map;
  * placement_group_table() of every group as compact rows, written straight to bytes (no
  * JSON tree): a cluster of 100,000 groups lists in under a second (bench/big_tables.py),
  * where Ray's dict per group, built as a tree and parsed by the driver, took 4 s for 42 MB.
- * The driver expands each row into Ray's entry (python/ray/_beam/pgs.py); docs/PROTOCOL.md,
+ * The driver expands each row into Ray's entry (python/ray/_beam/api/pgs.py); docs/PROTOCOL.md,
  * "pg_table", gives the columns. Called with the cluster lock held.
  *
  * <pre>{"nodes": [node id, ...], "columns": [...], "rows": [[id, name, strategy, state,

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * `ray doctor`): versions (beam, protocol, Java, Python and, where installed, vLLM and
  * torch), its network interfaces and which one carries the node IP, and its accelerators
  * (kind, vendor, model, ids, the visibility variable the node was started with). The Python versions come from the interpreter that ran `ray`
- * ({@code BEAM_PYTHON}, set by the launcher: ray._beam.launcher.daemon_env), asked once in the
+ * ({@code BEAM_PYTHON}, set by the launcher: ray._beam.launch.launcher.daemon_env), asked once in the
  * background shortly after start.
  */
 public final class NodeFacts {

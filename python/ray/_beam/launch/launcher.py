@@ -7,7 +7,7 @@ relays the daemon's report (notices, errors, banner: all the daemon's text; its 
 on failure), which saves starting a second JVM for the CLI (beam.cli.ReadyReport has the
 protocol). ``ray.init()`` starts its private cluster the same way (``start_detached``);
 ``run_cli()`` runs the CLI as a child process and waits for it. The JVM gets the AOT cache
-beside the jar when it was made for this very JVM and jar (ray/_beam/aotcache.py).
+beside the jar when it was made for this very JVM and jar (ray/_beam/launch/aotcache.py).
 
 The ``ray`` command itself is a bash script (python/bin/ray) that runs ``main()`` only when
 the launch file this module writes for it (``write_launch_file``) is missing or stale;
@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import sys
 
-from ray._beam import aotcache, tempdirs
+from ray._beam.launch import aotcache, tempdirs
+from ray._beam.launch.jvmflags import JVM_FLAGS
 
 # Only os and sys at module level: every import is read from disk when the host has evicted
 # it, and `ray start` pays for it (docs/PERFORMANCE.md, "A lean `ray` command").
@@ -30,19 +31,6 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 MIN_JAVA = 21
-# The same flags for the CLI and the daemon (docs/PERFORMANCE.md, "JVM start-up options" and
-# "The call path compiles early, the rest late", have the measurements): Serial GC and a small
-# heap (start-up garbage touches fresh pages of whatever young generation there is); C1 only,
-# compiling after 3x the usual invocation counts, since C2 and eager compiling during start-up
-# leave compiler arenas and code behind at idle and C2's compile bursts show in the p99 of
-# calls on a small host; the JDK's CDS, replaced by beam's AOT cache where one fits
-# (jvm_flags). The call path (beam's own classes and the JDK's socket channels) compiles after
-# 0.2x the usual counts instead: at 3x a fresh daemon runs its first few thousand calls partly
-# interpreted, and a global lower count costs idle memory where a per-method one costs none.
-JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1536k", "-XX:TieredStopAtLevel=1",
-             "-XX:CompileThresholdScaling=3", "-XX:CompileCommand=quiet",
-             "-XX:CompileCommand=CompileThresholdScaling,beam.*::*,0.2",
-             "-XX:CompileCommand=CompileThresholdScaling,sun.nio.ch.*::*,0.2", "-Xshare:auto"]
 MAIN_CLASS = "beam.cli.Main"
 JVM_DIR = "/usr/lib/jvm"  # where Debian-style packages install JDKs, one folder each
 READY, OUT, ERR = b"BEAM-READY", b"OUT ", b"ERR "  # beam.cli.ReadyReport
@@ -94,7 +82,7 @@ def bundled_runtimes() -> list[str]:
     """Java runtimes shipped with beam (a ``jlink`` image, see docs/PACKAGING.md), in order:
     ``ray/_beam/runtime`` (the platform wheel) and ``<root>/runtime`` beside ``<root>/python/ray``
     (the one-mount bundle). Neither exists in a source checkout."""
-    here = os.path.dirname(os.path.realpath(__file__))  # ray/_beam
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # ray/_beam (this is ray/_beam/launch)
     root = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # <root> of <root>/python/ray/_beam
     return [os.path.join(here, "runtime"), os.path.join(root, "runtime")]
 
@@ -162,13 +150,14 @@ def _choose_java() -> tuple[str, str, list[str]]:
 
 
 def _repo_jar() -> str:
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
+    here = os.path.dirname(os.path.realpath(__file__))  # <root>/python/ray/_beam/launch
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(here))))
     return os.path.join(root, "java", "target", "beam.jar")
 
 
 def _package_jars() -> list[str]:
     """Where find_jar looks without BEAM_JAR, in order: the package's lib/, then the checkout's build."""
-    return [os.path.join(os.path.dirname(os.path.realpath(__file__)), "lib", "beam.jar"), _repo_jar()]
+    return [os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib", "beam.jar"), _repo_jar()]
 
 
 def find_jar() -> str:
@@ -210,7 +199,7 @@ def daemon_command(argv: Sequence[str]) -> list[str]:
 
 
 def temp_root(argv: Sequence[str]) -> str:
-    """Where ``ray start ARGV`` keeps its sessions (ray/_beam/tempdirs.py; the daemon's stderr
+    """Where ``ray start ARGV`` keeps its sessions (ray/_beam/launch/tempdirs.py; the daemon's stderr
     log goes there)."""
     return tempdirs.temp_dir(tempdirs.flag_in(argv))
 
@@ -329,9 +318,9 @@ def run_cli(argv: Sequence[str], timeout: float | None = 120, **kwargs) -> subpr
 
 def write_launch_file(path: str) -> None:
     """The launch file that lets the ``ray`` script (python/bin/ray) start Java without us
-    next time (ray/_beam/launchfile.py). Nothing when Java or the jar cannot be found: the
+    next time (ray/_beam/launch/launchfile.py). Nothing when Java or the jar cannot be found: the
     command that follows says why."""
-    from ray._beam import launchfile
+    from ray._beam.launch import launchfile
 
     writer = launchfile.Writer(path)  # first: its time is "before we looked"
     try:

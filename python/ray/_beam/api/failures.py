@@ -1,15 +1,14 @@
-"""Turn failed ``result`` frames into the exceptions Ray raises (one table, here).
+"""Turn failed ``result`` frames into the exceptions Ray raises.
 
 ``task_error`` becomes a RayTaskError (raised as ``RayTaskError(<Cause>)`` so ``except
 ValueError`` still works), ``actor_died`` an ActorDiedError carrying the daemon's message,
-``error`` the class named by ``kind``.
+``error`` the class the daemon's ``kind`` names in the wire's one table (wire/errors.py).
 """
 
 from __future__ import annotations
 
-
-from ray._beam import pickling
-from ray._beam.connection import make_error
+from ray._beam.api import pickling
+from ray._beam.wire.errors import make_error
 from ray.exceptions import ActorDiedError, RaySystemError, RayTaskError
 
 

@@ -1,25 +1,16 @@
-"""Placement groups: the PlacementGroup object, Ray's argument checks, and ready tracking.
+"""Placement groups: the PlacementGroup object and Ray's argument checks.
 
-State machine of a group as this process sees it: unknown -> ready (``pg_ready`` pushed)
--> removed (``pg_removed`` pushed, or we removed it). ``ready()`` hands out an ObjectRef
-resolved with the PlacementGroup when the group is placed, so it works in ray.get and
-ray.wait. The daemon pushes events to the connection that created a group; for a group
-made elsewhere (handed to us, or the actor's own) we subscribe with ``pg_watch`` (the daemon
-then pushes that group's events to us too); with a daemon that lacks ``pg_watch`` we re-ask
-``pg_table`` once a second until the group settles.
+``ready()`` hands out an ObjectRef resolved with the PlacementGroup when the group is
+placed, so it works in ray.get and ray.wait; the client's PgTracker (pgtracker.py) resolves
+it from the daemon's pushes.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
-from ray._beam import ids
-from ray._beam.ids import PlacementGroupID
-from ray.exceptions import RaySystemError, TaskPlacementGroupRemoved
-
-logger = logging.getLogger("ray")
+from ray._beam.api import ids
+from ray._beam.api.ids import PlacementGroupID
 
 # The daemon checks the same (beam.cluster.GroupRules); tests/golden/pg_checks.json binds the two.
 VALID_STRATEGIES = {"PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"}
@@ -55,7 +46,7 @@ class PlacementGroup:
 
     def ready(self):
         """An ObjectRef resolved with this group once it is placed."""
-        from ray._beam import client
+        from ray._beam.api import client
 
         c = client.ensure()
         ref = c.table.register(ids.new_object_id())
@@ -110,7 +101,7 @@ def validate(bundles, strategy: str, lifetime) -> List[Dict[str, float]]:
 
 
 def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> PlacementGroup:
-    from ray._beam import client
+    from ray._beam.api import client
 
     specs = validate(bundles, strategy, lifetime)
     if not isinstance(name, str):
@@ -124,7 +115,7 @@ def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> Plac
 
 
 def remove(pg: PlacementGroup) -> None:
-    from ray._beam import client
+    from ray._beam.api import client
 
     if not isinstance(pg, PlacementGroup):
         raise TypeError(f"remove_placement_group expects a PlacementGroup, got {type(pg)}")
@@ -135,7 +126,7 @@ def remove(pg: PlacementGroup) -> None:
 
 def table(pg: Optional[PlacementGroup] = None) -> dict:
     """Ray's placement_group_table(): one entry for ``pg``, else all keyed by id hex."""
-    from ray._beam import client
+    from ray._beam.api import client
 
     c = client.ensure()
     fields = {"pg_id": pg.id.hex()} if pg is not None else {}
@@ -182,96 +173,8 @@ def normalize_entry(entry: dict) -> dict:
 
 def current() -> Optional[PlacementGroup]:
     """The placement group of the actor we run in; None in a driver or outside any group."""
-    from ray._beam import client
+    from ray._beam.api import client
 
     c = client.get_client()
     pg_id = (c.actor or {}).get("pg_id") if c is not None else None
     return PlacementGroup(PlacementGroupID(pg_id)) if pg_id else None
-
-
-class PgTracker:
-    """Resolves ready() refs from pushes. Thread rules: ``_lock`` guards the dicts."""
-
-    def __init__(self, client):
-        self._client = client
-        self._lock = threading.Lock()
-        self._state: Dict[str, str] = {}  # pg id -> "ready" | "removed"
-        self._own: set = set()
-        self._waiters: Dict[str, List[Tuple[str, PlacementGroup]]] = {}
-
-    def created(self, pg_id: str) -> None:
-        with self._lock:
-            self._own.add(pg_id)
-
-    def watch(self, pg: PlacementGroup, oid: str) -> None:
-        pg_id = pg.id.hex()
-        with self._lock:
-            state = self._state.get(pg_id)
-            if state is None:
-                self._waiters.setdefault(pg_id, []).append((oid, pg))
-                foreign = pg_id not in self._own
-        if state == "ready":
-            self._client.table.resolve(oid, value=pg)
-        elif state == "removed":
-            self._client.table.resolve(oid, error=TaskPlacementGroupRemoved())
-        elif foreign:
-            self._watch_foreign(pg_id)
-
-    def on_ready(self, header: dict, _payload: bytes = b"") -> None:
-        for oid, pg in self._settle(header.get("pg_id"), "ready"):
-            self._client.table.resolve(oid, value=pg)
-
-    def on_removed(self, header: dict, _payload: bytes = b"") -> None:
-        for oid, _pg in self._settle(header.get("pg_id"), "removed"):
-            self._client.table.resolve(oid, error=TaskPlacementGroupRemoved())
-
-    def on_waiting(self, header: dict, _payload: bytes = b"") -> None:
-        message = header.get("message") or f"Placement group {header.get('pg_id')} is not placed yet."
-        logger.warning("%s", message)
-
-    def fail_all(self, message: str) -> None:
-        with self._lock:
-            waiters = [w for ws in self._waiters.values() for w in ws]
-            self._waiters.clear()
-        for oid, _pg in waiters:
-            self._client.table.resolve(oid, error=RaySystemError(message))
-
-    def _settle(self, pg_id: str, state: str):
-        with self._lock:
-            if self._state.get(pg_id) == "removed":
-                state = "removed"
-            self._state[pg_id] = state
-            return self._waiters.pop(pg_id, [])
-
-    def _watch_foreign(self, pg_id: str) -> None:
-        """Subscribe to a group made elsewhere (``pg_watch``); poll if the daemon lacks it."""
-        try:
-            self._client.request("pg_watch", {"pg_id": pg_id})
-        except ValueError as e:
-            if "unknown op" not in str(e).lower():
-                self.on_removed({"pg_id": pg_id})  # no such group
-                return
-            self._poll_foreign(pg_id)
-        except ConnectionError:
-            pass  # fail_all runs when the link drops
-
-    def _poll_foreign(self, pg_id: str) -> None:
-        if self._client.conn.closed:
-            return
-        try:
-            entry = self._client.request("pg_table", {"pg_id": pg_id}).get("table") or {}
-        except Exception as e:  # noqa: BLE001 - unknown group: fail its waiters
-            entry = {"state": "REMOVED"}
-            logger.debug("beam: pg_table for %s failed: %s", pg_id, e)
-        state = entry.get("state")
-        if state == "CREATED":
-            self.on_ready({"pg_id": pg_id})
-        elif state == "REMOVED":
-            self.on_removed({"pg_id": pg_id})
-        else:
-            with self._lock:
-                if not self._waiters.get(pg_id):
-                    return
-            timer = threading.Timer(1.0, self._poll_foreign, args=(pg_id,))
-            timer.daemon = True
-            timer.start()

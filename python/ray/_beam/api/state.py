@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional
 
-from ray._beam import client
+from ray._beam.api import client
 
 
 def _floats(resources: Optional[dict]) -> Dict[str, float]:

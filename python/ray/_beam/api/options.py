@@ -92,7 +92,7 @@ def merged_runtime_env(job_env: dict, actor_env) -> dict:
 
 def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
     """The ``options`` object of a create_actor request (docs/PROTOCOL.md)."""
-    from ray._beam.pgs import PlacementGroup
+    from ray._beam.api.pgs import PlacementGroup
     from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
     pg, bundle_index = options.get("placement_group"), options.get("placement_group_bundle_index", -1)

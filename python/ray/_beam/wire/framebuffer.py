@@ -21,7 +21,7 @@ import select
 import socket
 from typing import Optional, Tuple
 
-from ray._beam import framing
+from ray._beam.wire import framing
 
 _CHUNK = 256 * 1024  # bytes asked for per recv
 _BIG = 1 << 20  # payloads above this get a buffer of their own

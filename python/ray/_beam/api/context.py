@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 from typing import Dict, List, Optional
 
-from ray._beam import client
+from ray._beam.api import client
 
 ACCELERATOR_KEYS = ("GPU", "HPU", "NPU", "RBLN", "TTNPU", "FURIOSA", "TPU", "neuron_cores")
 
@@ -108,13 +108,13 @@ class RuntimeContext:
 
     @property
     def node_id(self):
-        from ray._beam.ids import NodeID
+        from ray._beam.api.ids import NodeID
 
         return NodeID(self.get_node_id())
 
     @property
     def job_id(self):
-        from ray._beam.ids import JobID
+        from ray._beam.api.ids import JobID
 
         return JobID(self.get_job_id())
 
@@ -128,7 +128,7 @@ class RuntimeContext:
 
     @property
     def current_actor(self):
-        from ray._beam.actors import ActorHandle
+        from ray._beam.api.actors import ActorHandle
 
         actor = _actor()
         if not actor:

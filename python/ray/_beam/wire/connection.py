@@ -1,29 +1,8 @@
 """One connection to a beam daemon: framed requests, one-way sends and pushes.
 
-Reading follows a leader/follower pattern, so a reply reaches the thread that waits for it
-without a hand-off between threads (each hand-off costs a wake-up, tens of microseconds):
-
-- A thread that waits (a request's reply, ``ray.get``, a worker's next call) calls
-  ``wait_for(done)``. If no thread holds the *read role*, it takes it, reads the socket
-  itself and dispatches every frame that arrives, until ``done()`` holds; then it gives the
-  role back. Otherwise it sleeps on ``cond`` until the reader's dispatch or the role's
-  release wakes it.
-- The *idle reader* thread reads only while no thread waits: it checks whether that is so,
-  then polls the socket without the role, and takes the role for what has arrived. It keeps
-  pushes flowing while the program does something else. How often it checks depends on who
-  needs those pushes:
-  - *prompt*, while a callback or future waits for an object (``prompt_pushes()``, which the
-    client points at its object table): every IDLE_RECHECK_S, so such a push is handled
-    within that once the last waiter has left. While one wait goes on (no waiter left since
-    the last check: a driver in a long ``ray.get``) the checks back off, doubling up to
-    IDLE_RECHECK_MAX_S, and the waiter that leaves such a wait wakes the idle reader itself.
-  - *slow*, otherwise: every IDLE_RECHECK_MAX_S. What then arrives while nobody waits (logs,
-    warnings, results nobody asked for yet) can wait that long; a waiter dispatches it
-    anyway. A program that waits call after call (a broadcast loop, a worker between calls)
-    then does not wake its idle reader 200 times a second (docs/PERFORMANCE.md, "Sleeping in
-    poll, not in recv").
-  Registering the first callback on a pending object wakes the idle reader
-  (``pushes_now_prompt``), so it turns prompt at once.
+Reading follows a leader/follower pattern (readrole.py): the thread that waits for a reply
+reads the socket itself while no other thread does, and an idle reader thread reads while
+nobody waits.
 
 Frames with a ``rid`` are replies to requests; everything else goes to the push handler
 registered for its op. Handlers run on whichever thread reads and must never block (they
@@ -37,47 +16,25 @@ bursts of calls written together; a wait writes what it holds before it blocks.
 
 from __future__ import annotations
 
-import builtins
 import itertools
 import json
 import logging
 import os
-import select
 import socket
 import threading
 import time
-from typing import Callable, Dict, Optional, Union
+from typing import Callable, Dict, Optional
 
-from ray._beam import framing
-from ray._beam.framebuffer import FrameBuffer
-from ray._beam.outbox import Outbox
-from ray._beam.spin import SpinPolicy, budget_from_env
+from ray._beam.wire import framing
+from ray._beam.wire.errors import make_error
+from ray._beam.wire.framebuffer import FrameBuffer
+from ray._beam.wire.outbox import Outbox
+from ray._beam.wire.readrole import ReadRole
+from ray._beam.wire.spin import SpinPolicy, budget_from_env
 
 logger = logging.getLogger("ray")
 
 PushHandler = Callable[[dict, bytes], None]
-
-
-def exception_class(kind: Optional[str]) -> type:
-    """Map a reply's ``kind`` to the exception class the shim raises (one table, here)."""
-    if kind:
-        import ray.exceptions as rex
-
-        cls = getattr(rex, kind, None) or getattr(builtins, kind, None)
-        if isinstance(cls, type) and issubclass(cls, Exception):
-            return cls
-    return RuntimeError
-
-
-def make_error(kind: Optional[str], message: str) -> Exception:
-    """Build the exception for an error reply; classes with odd constructors get a plain init."""
-    cls = exception_class(kind)
-    try:
-        return cls(message)
-    except Exception:
-        exc = cls.__new__(cls)
-        Exception.__init__(exc, message)
-        return exc
 
 
 class _Waiter:
@@ -89,14 +46,7 @@ class _Waiter:
         self.error: Optional[BaseException] = None
 
 
-# How soon the idle reader takes over once the last waiter has left, while a callback or
-# future waits for a push. Waking it on every leave cost two extra thread wake-ups per sync
-# call (leave, then the next reply's poll).
-IDLE_RECHECK_S = 0.005
-IDLE_RECHECK_MAX_S = 0.2  # the check's period otherwise, and while one wait goes on
-
-
-class Connection:
+class Connection(ReadRole):
     """A framed, multiplexed link to the local (unix socket) or a remote (TCP) daemon."""
 
     def __init__(self, address: str, on_close: Optional[Callable[[str], None]] = None,
@@ -107,14 +57,7 @@ class Connection:
         self._outbox = Outbox(self._sock, self._write_failed)  # the write side (outbox.py)
         # One re-entrant lock guards the fields below and everything dispatch changes (the
         # object table shares ``cond``): ObjectRef.__del__ may run, via GC, under it.
-        lock = threading.RLock()
-        self._mutex = lock  # `with` on the lock itself where nothing waits or notifies: no Python-level __enter__
-        self.cond = threading.Condition(lock)  # waiters sleep here; dispatch and the role's release wake them
-        self._idle = threading.Condition(lock)  # the idle reader sleeps here while anyone waits
-        self._reading = False  # a thread holds the read role
-        self._waiting = 0  # threads inside wait_for
-        self._leaves = 0  # waits ended so far: unchanged between two checks means one long wait
-        self._idle_backed_off = False  # the idle reader checks less often; the next leave wakes it
+        self._init_read_role(threading.RLock())  # _mutex, cond and the role's state (readrole.py)
         self._waiters: Dict[int, _Waiter] = {}
         self._rids = itertools.count(1)
         self._handlers: Dict[str, PushHandler] = {}
@@ -126,10 +69,6 @@ class Connection:
         self.spin = SpinPolicy(budget_from_env())  # only the read role's holder uses it
         self._frames = FrameBuffer(self._sock)  # only the read role's holder touches it
         self._idle_reader = threading.Thread(target=self._idle_loop, name="beam-reader", daemon=True)
-        # Whether something waits for a push outside wait_for, so that the idle reader must
-        # check often (the module doc); called under the lock. The client installs its
-        # object table's answer.
-        self.prompt_pushes: Callable[[], bool] = lambda: False
 
     def start(self) -> None:
         """Start the idle reader (after push handlers are registered)."""
@@ -173,71 +112,6 @@ class Connection:
         if self._closed is not None:
             raise ConnectionError(self._closed)
         self._write({"op": op, **(fields or {})}, payload)
-
-    def wait_for(self, done: Callable[[], bool], timeout: Optional[float] = None,
-                 replies: Union[int, Callable[[], int]] = 1) -> bool:
-        """Block until ``done()`` (called under ``cond``) is true; False if ``timeout`` passed.
-        ``replies``: how many frames must still arrive for that (or a function that says so
-        after each ``done()``), which decides whether to poll before sleeping (spin.py).
-
-        Reads and dispatches frames itself while no other thread holds the read role (the
-        module doc). Once the link is closed it only waits: closing fails every pending
-        reply and object, which makes ``done()`` true for those. When the time is up it
-        still takes what has arrived, if it can take the role, before it gives up: so
-        ``ray.wait(refs, timeout=0)`` in a loop sees results as they come, without relying
-        on the idle reader.
-        """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        looked = False  # whether it has read without blocking since the time was up
-        try:
-            self._outbox.flush()  # what we wait for may hang on calls still held back
-        except ConnectionError:
-            pass  # the link failed: done() learns it from the failed objects and replies
-        cond, mutex = self.cond, self._mutex
-        with mutex:
-            self._waiting += 1
-        try:
-            while True:
-                with mutex:
-                    while True:
-                        if done():
-                            return True
-                        remaining = None if deadline is None else deadline - time.monotonic()
-                        expired = remaining is not None and remaining <= 0
-                        if not self._reading and self._closed is None and not (expired and looked):
-                            self._reading = True
-                            looked = expired
-                            break
-                        if expired:
-                            return False
-                        cond.wait(remaining)
-                try:
-                    self._read_some(remaining, block=not looked,
-                                    replies=replies() if callable(replies) else replies)
-                finally:
-                    with mutex:
-                        self._reading = False
-                        if self._waiting > 1:  # another waiter may need the role or what we read
-                            cond.notify_all()
-        finally:
-            with mutex:
-                self._leave()
-
-    def pushes_now_prompt(self) -> None:
-        """Something has begun to wait for a push outside wait_for (``prompt_pushes()`` now
-        holds): wake the idle reader, which may be in a slow check, to check promptly."""
-        with self._mutex:
-            self._idle.notify()
-
-    def _leave(self) -> None:
-        """One waiter fewer (under ``cond``). The idle reader is not woken: it looks again
-        within its check period, so a program that waits call after call never wakes it;
-        unless it is prompt and has backed off (a long wait ends), then it is woken here."""
-        self._waiting -= 1
-        self._leaves += 1
-        if self._waiting == 0 and self._idle_backed_off:
-            self._idle_backed_off = False
-            self._idle.notify()
 
     def close(self, reason: str = "connection closed by this process") -> None:
         """Close the socket; a thread blocked reading it then sees the end and stops."""
@@ -333,47 +207,6 @@ class Connection:
                 return False
         self.spin.record(True)
         return True
-
-    def _idle_loop(self) -> None:
-        """Read while nobody waits (the module doc); exits once the link is closed."""
-        poller = select.poll()
-        poller.register(self._sock.fileno(), select.POLLIN)
-        while True:
-            with self._idle:
-                period, seen = IDLE_RECHECK_S, self._leaves
-                while (self._waiting or self._reading) and self._closed is None:
-                    if not self.prompt_pushes():  # slow: a waiter dispatches what comes
-                        self._idle_backed_off = False
-                        self._idle.wait(IDLE_RECHECK_MAX_S)
-                        period, seen = IDLE_RECHECK_S, self._leaves
-                        continue
-                    self._idle_backed_off = period > IDLE_RECHECK_S
-                    self._idle.wait(period)
-                    if self._leaves == seen:  # the same wait goes on: look less often
-                        period = min(2 * period, IDLE_RECHECK_MAX_S)
-                    else:
-                        period, seen = IDLE_RECHECK_S, self._leaves
-                self._idle_backed_off = False
-                if self._closed is not None:
-                    return
-            try:
-                poller.poll()  # without the role: a waiter that comes now reads for itself
-            except OSError:
-                pass
-            with self._idle:
-                if self._waiting or self._reading or self._closed is not None:
-                    continue
-                self._reading = True
-            try:
-                self._read_some(block=False)
-            except Exception:  # a bug in a handler is logged in _dispatch; this is a bug here
-                logger.exception("beam: idle reader failed")
-                self._fail(self._gone("reader thread failed"))
-            finally:
-                with self._idle:
-                    self._reading = False
-                    if self._waiting:
-                        self.cond.notify_all()
 
     def _dispatch(self, header: dict, payload: bytes) -> None:
         op = header["op"]

@@ -96,7 +96,7 @@ def _loop() -> None:
 
 def flush() -> None:
     """Send the series changed since the last send (if connected; else they wait for the next)."""
-    from ray._beam import client
+    from ray._beam.api import client
 
     c = client.get_client()
     if c is None or c.conn.closed:

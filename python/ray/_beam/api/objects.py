@@ -1,4 +1,4 @@
-"""ObjectRef and the per-process object table behind ray.get / ray.wait / ray.put.
+"""The per-process object table behind ray.get / ray.wait / ray.put.
 
 Results are pushed to the caller's connection, so every object a process can wait on lives
 in this process's table: call results (filled by the reader thread), ``put`` values and
@@ -6,23 +6,19 @@ placement-group ``ready()`` refs. Waiters block on one condition variable that t
 thread notifies (no polling). An entry is dropped when the last ObjectRef to it is garbage
 collected; a result for a dropped entry is ignored.
 
-Refs sent to another process (nested in arguments or return values) carry their value
-when it is ready at pickling time, because beam has no cross-process object fetch; a ref
-sent while still pending cannot be read on the other side (ObjectLostError there).
+The refs themselves are in refs.py; a ref sent to another process carries its value
+(``value_to_send``).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
-
-from ray._beam import pickling
+from ray._beam.api import pickling
+from ray._beam.api.refs import ObjectRef
 from ray.exceptions import GetTimeoutError, ObjectLostError, RayTaskError
-
-if TYPE_CHECKING:
-    import concurrent.futures
 
 PENDING, READY, FAILED = 0, 1, 2
 _NO_VALUE = object()
@@ -213,6 +209,13 @@ class ObjectTable:
                     "process; beam cannot fetch objects owned by another process. Pass the "
                     "ref as a top-level argument (it is then resolved by the caller).")
 
+    def value_to_send(self, oid: str) -> Optional[bytes]:
+        """The pickled value for a ref sent to another process; None while still pending."""
+        entry = self.entry(oid)
+        if entry.state == PENDING:  # its result may lie unread in the socket: take it
+            self.wait_for(lambda: entry.state != PENDING, 0)
+        return entry.dumps()
+
     def __len__(self):
         with self._mutex:
             return len(self._entries)
@@ -225,104 +228,3 @@ class ObjectTable:
             entry.error = (self._closed() if self._closed else
                            ObjectLostError(oid, None, "The object is unknown in this process."))
         return entry
-
-
-class ObjectRef:
-    """A reference to an object in this process's table (Ray's ``ray.ObjectRef``)."""
-
-    __slots__ = ("_oid", "_table", "__weakref__")
-
-    def __init__(self, oid: str, table: Optional[ObjectTable] = None):
-        self._oid = oid
-        self._table = table
-        if table is not None:
-            table.incref(oid)
-
-    @classmethod
-    def _counted(cls, oid: str, table: ObjectTable) -> "ObjectRef":
-        """A ref whose table entry already counts it (ObjectTable.register)."""
-        ref = object.__new__(cls)
-        ref._oid, ref._table = oid, table
-        return ref
-
-    def hex(self) -> str:
-        return self._oid
-
-    def binary(self) -> bytes:
-        return bytes.fromhex(self._oid)
-
-    def is_nil(self) -> bool:
-        return set(self._oid) <= {"f"}
-
-    def __repr__(self):
-        return f"ObjectRef({self._oid})"
-
-    def __eq__(self, other):
-        return isinstance(other, ObjectRef) and other._oid == self._oid
-
-    def __hash__(self):
-        return hash(self._oid)
-
-    def __del__(self):
-        table = self._table
-        if table is not None:
-            try:
-                table.decref(self._oid)
-            except Exception:
-                pass
-
-    def __reduce__(self):
-        table, data = self._table, None
-        if table is not None:
-            entry = table.entry(self._oid)
-            if entry.state == PENDING:  # its result may lie unread in the socket: take it
-                table.wait_for(lambda: entry.state != PENDING, 0)
-            data = entry.dumps()
-        return (_rebuild_ref, (self._oid, data))
-
-    def _on_completed(self, callback: Callable[[object], None]) -> None:
-        """Ray's internal hook: call ``callback(value or exception)`` when done."""
-        def done(entry):
-            try:
-                value = entry.load()
-            except BaseException as e:  # noqa: BLE001 - handed to the callback
-                value = e
-            callback(value)
-        table = self._require_table()
-        table.on_done(self._oid, done)
-        table.flush_writes()
-
-    def future(self) -> "concurrent.futures.Future":
-        """A concurrent.futures.Future completed with the value (or the error)."""
-        import concurrent.futures  # here, not at import: actor workers start faster without it
-
-        fut: concurrent.futures.Future = concurrent.futures.Future()
-
-        def done(entry):
-            try:
-                fut.set_result(entry.load())
-            except BaseException as e:  # noqa: BLE001
-                fut.set_exception(e)
-        table = self._require_table()
-        table.on_done(self._oid, done)
-        table.flush_writes()
-        return fut
-
-    def __await__(self):
-        import asyncio  # here, not at import: asyncio alone costs tens of ms per process start
-
-        return asyncio.wrap_future(self.future()).__await__()
-
-    def _require_table(self) -> ObjectTable:
-        if self._table is None:
-            raise RuntimeError("this ObjectRef does not belong to a connected beam client")
-        return self._table
-
-
-def _rebuild_ref(oid: str, data: Optional[bytes]) -> ObjectRef:
-    from ray._beam import client
-
-    table = client.current_table()
-    if table is not None:
-        table.adopt(oid, data)
-    return ObjectRef(oid, table)

@@ -4,7 +4,7 @@ The rule (docs/DESIGN.md, "Finding the cluster"; beam.cli.Discovery is the CLI's
 
 - an address (the argument, else ``RAY_ADDRESS``) other than "auto"/"local": the local
   daemon serving it (drivers talk to their own machine's daemon), else that address;
-- else the daemon of the temp dir (ray/_beam/tempdirs.py). When the user chose that folder
+- else the daemon of the temp dir (ray/_beam/launch/tempdirs.py). When the user chose that folder
   (``_temp_dir`` or ``RAY_TMPDIR``), only it counts. Otherwise, if none runs there, every
   beam daemon of this user on this machine, found in /proc as Ray finds its GCS: exactly one
   is taken, several raise ``ConnectionError`` listing each (address, temp dir, start time);
@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ray._beam import launcher, tempdirs
+from ray._beam.launch import launcher, tempdirs
 
 NO_CLUSTER_MSG = ("Could not find any running Ray instance. Please specify the one to "
                   "connect to by setting `--address` flag or `RAY_ADDRESS` environment variable.")

@@ -23,7 +23,7 @@ bundle on ``PYTHONPATH`` in front of an image's own Ray (docs/PACKAGING.md); bea
 metadata are both found first, so ``import ray`` and ``importlib.metadata`` agree.
 
 The check costs a few directory listings (no ``importlib.metadata`` import, which alone
-takes ~20 ms). ``BEAM_SKIP_COEXIST_CHECK=1`` turns it off. ``python -m ray._beam.coexist``
+takes ~20 ms). ``BEAM_SKIP_COEXIST_CHECK=1`` turns it off. ``python -m ray._beam.launch.coexist``
 prints a report and exits 1 when the install is mixed.
 """
 
@@ -64,7 +64,7 @@ class MixedInstallError(ImportError):
 
 def package_dir() -> str:
     """The ``ray/`` folder this beam is imported from."""
-    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # of ray/_beam/launch
 
 
 def ray_only_files(pkg: str) -> list[str]:
@@ -175,7 +175,7 @@ def check() -> None:
 
 
 def main() -> int:
-    """``python -m ray._beam.coexist``: report what is installed where; 1 when mixed."""
+    """``python -m ray._beam.launch.coexist``: report what is installed where; 1 when mixed."""
     pkg = package_dir()
     print(f"beam package: {pkg}")
     for folder, dirs in metadata_dirs(sys.path):

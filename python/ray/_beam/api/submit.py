@@ -21,10 +21,11 @@ from collections import deque
 from typing import Deque, Dict, List
 
 
-from ray._beam import framing, pickling
-from ray._beam import ids
-from ray._beam.connection import Connection
-from ray._beam.objects import FAILED, PENDING, ObjectRef, ObjectTable
+from ray._beam.wire import framing
+from ray._beam.api import pickling
+from ray._beam.api import ids
+from ray._beam.wire.connection import Connection
+from ray._beam.api.objects import FAILED, PENDING, ObjectRef, ObjectTable
 from ray.exceptions import ActorDiedError
 
 

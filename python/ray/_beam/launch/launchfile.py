@@ -1,5 +1,5 @@
 """The launch file of the ``ray`` shell script (python/bin/ray): the java command line that
-``ray._beam.launcher`` resolved, and what it resolved it from, so that the script can start
+``ray._beam.launch.launcher`` resolved, and what it resolved it from, so that the script can start
 Java without a Python interpreter next time (docs/DESIGN.md, "The `ray` command").
 
 The file is bash, sourced by the script, which uses it only while all of these hold:
@@ -18,7 +18,7 @@ The file is bash, sourced by the script, which uses it only while all of these h
 It then runs ``beam_command`` (the java command line up to the CLI's arguments) with
 ``beam_python`` as the daemon's BEAM_PYTHON. Any install of beam or of Ray rewrites
 ``ray/__init__.py``, so the Python launcher, whose import of ``ray`` refuses a beam/Ray mix
-(ray/_beam/coexist.py), runs again after one. The script asks for the file by setting
+(ray/_beam/launch/coexist.py), runs again after one. The script asks for the file by setting
 BEAM_LAUNCH_FILE when it runs the Python launcher; nothing else writes it.
 """
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ray._beam import aotcache
+from ray._beam.launch import aotcache
 
 ENVIRONMENT = ("BEAM_JAVA", "JAVA_HOME", "BEAM_JAR", "PATH")
 
@@ -58,8 +58,8 @@ def dependencies(java: str, jar: str, java_tried: list[str], jar_tried: list[str
     here = os.path.dirname(os.path.realpath(__file__))
     jdk_bin = os.path.dirname(os.path.realpath(java))
     newer = [jar, os.path.dirname(os.path.realpath(jar)), jdk_bin, os.path.dirname(jdk_bin)]
-    newer += [os.path.join(here, name) for name in ("launcher.py", "aotcache.py", "launchfile.py", "coexist.py")]
-    newer.append(os.path.join(os.path.dirname(here), "__init__.py"))  # rewritten by any install of a `ray` package
+    newer += [os.path.join(here, name) for name in ("launcher.py", "jvmflags.py", "aotcache.py", "launchfile.py", "coexist.py")]
+    newer.append(os.path.join(os.path.dirname(os.path.dirname(here)), "__init__.py"))  # rewritten by any install of a `ray` package
     absent = []
     for path in aotcache.paths(jar):
         (newer if os.path.exists(path) else absent).append(path)
@@ -94,7 +94,7 @@ class Writer:
     def write(self, command: list[str], newer: list[str], absent: list[str], same: list[str]) -> None:
         if self.stamp is None:
             return
-        text = ("# written by ray._beam.launchfile for the `ray` script beside it; remade when stale\n"
+        text = ("# written by ray._beam.launch.launchfile for the `ray` script beside it; remade when stale\n"
                 + f"beam_environment={quote(environment())}\n"
                 + f"beam_python={quote(sys.executable)}\n"
                 + _array("beam_command", command) + _array("beam_newer_than", newer)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 
+from ray._beam.launch import jvmflags
+
 MIN_JAVA = 25  # -XX:AOTCache / -XX:AOTCacheOutput
 
 
@@ -70,7 +72,7 @@ def write_description(meta: str, description: dict[str, str]) -> None:
     tmp = f"{meta}.{os.getpid()}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write("# what beam's AOT cache beside this file was made for (ray/_beam/aotcache.py)\n")
+            f.write("# what beam's AOT cache beside this file was made for (ray/_beam/launch/aotcache.py)\n")
             f.writelines(f"{key}={value}\n" for key, value in description.items())
         os.replace(tmp, meta)
     except OSError:
@@ -110,9 +112,7 @@ def training_flags() -> list[str]:
     """The launcher's JVM flags that the cache is trained under (all but the CDS switch, which
     the cache replaces). Part of the description: what the cache holds (classes, and how much
     of each was compiled and profiled) depends on them, so new flags mean a new cache."""
-    from ray._beam import launcher  # here: launcher imports this module
-
-    return [f for f in launcher.JVM_FLAGS if not f.startswith("-Xshare")]
+    return [f for f in jvmflags.JVM_FLAGS if not f.startswith("-Xshare")]
 
 
 def usable(java: str, jar: str) -> str | None:

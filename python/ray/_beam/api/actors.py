@@ -11,11 +11,11 @@ import inspect
 from typing import Any, Dict, Optional
 
 
-from ray._beam import pickling
-from ray._beam import client, ids, options
-from ray._beam.ids import ActorID
-from ray._beam.objects import ObjectRef
-from ray._beam.submit import top_level_refs
+from ray._beam.api import pickling
+from ray._beam.api import client, ids, options
+from ray._beam.api.ids import ActorID
+from ray._beam.api.objects import ObjectRef
+from ray._beam.api.submit import top_level_refs
 
 _DAG_MSG = "compiled graphs are not supported by beam (ray.dag / .bind())"
 _REMOTE_USAGE = ("The @ray.remote decorator must be applied either with no arguments and no "

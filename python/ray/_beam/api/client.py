@@ -16,11 +16,11 @@ import sys
 import threading
 from typing import Optional
 
-from ray._beam import errors
-from ray._beam.connection import Connection
-from ray._beam.objects import ObjectTable
-from ray._beam.pgs import PgTracker
-from ray._beam.submit import Submitter
+from ray._beam.api import failures, refs
+from ray._beam.api.objects import ObjectTable
+from ray._beam.api.pgtracker import PgTracker
+from ray._beam.api.submit import Submitter
+from ray._beam.wire.connection import Connection
 from ray.exceptions import ActorDiedError, RaySystemError
 
 logger = logging.getLogger("ray")
@@ -90,7 +90,7 @@ class Client:
         if status == "ok":
             self.table.resolve(oid, data=payload)
         else:
-            self.table.resolve(oid, error=errors.from_result(header, payload))
+            self.table.resolve(oid, error=failures.from_result(header, payload))
 
     def _on_warning(self, header: dict, payload: bytes) -> None:
         logger.warning("%s", header.get("message", ""))
@@ -150,6 +150,9 @@ class Client:
 def current_table() -> Optional[ObjectTable]:
     c = _client
     return c.table if c is not None else None
+
+
+refs.process_table = current_table
 
 
 def get_client() -> Optional[Client]:
@@ -219,7 +222,7 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
                 "to 'ray.init()'.")
         if runtime_env is not None and not isinstance(runtime_env, dict):
             raise TypeError(f"runtime_env must be a dict or RuntimeEnv, got {type(runtime_env)}")
-        from ray._beam import discovery  # only drivers need it (it finds and starts daemons)
+        from ray._beam.launch import discovery  # only drivers need it (it finds and starts daemons)
 
         target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources),
                                    ignored.get("_temp_dir"))

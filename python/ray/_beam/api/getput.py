@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import List, Optional
 
 
-from ray._beam import pickling
-from ray._beam import client, ids
-from ray._beam.objects import ObjectRef
+from ray._beam.api import pickling
+from ray._beam.api import client, ids
+from ray._beam.api.objects import ObjectRef
 
 _WAIT_TYPE_MSG = "wait() expected a list of ray.ObjectRef or ray.ObjectRefGenerator, "
 

@@ -1,0 +1,163 @@
+"""The Python package's layers (ray/_beam/__init__.py) hold, and no import cycle exists.
+
+Imports are read with ``ast`` from every module under python/ray, those inside functions
+too: an import there still ties the two modules together, it only runs later. Imports under
+``if TYPE_CHECKING:`` are checked against the layers but are not edges of the cycle check
+(they never run). A parent package is not an edge either: the packages' ``__init__`` files
+import nothing but ``ray/__init__.py``'s coexistence check.
+"""
+
+import ast
+import importlib
+import os
+
+import pytest
+
+from _paths import ROOT
+
+PACKAGE_DIR = os.path.join(ROOT, "python")
+
+# what each layer of ray._beam may import from ray._beam, and from the rest of ray
+MAY_USE = {
+    "wire": {"wire"},
+    "launch": {"launch"},
+    "api": {"wire", "launch", "api"},
+    "worker": {"wire", "api"},
+}
+MAY_USE_OUTSIDE = {  # modules of ray outside ray._beam (prefixes); None: any
+    "wire": ("ray.exceptions",),  # the exception classes: a leaf, imports nothing of ray
+    "launch": (),
+    "api": None,
+    "worker": None,
+}
+
+
+def _modules():
+    """{module name: path} for every module of the ray package in this checkout."""
+    found = {}
+    for folder, _dirs, files in os.walk(os.path.join(PACKAGE_DIR, "ray")):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(folder, f)
+                parts = os.path.relpath(path, PACKAGE_DIR)[:-3].split(os.sep)
+                found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _is_type_checking(node):
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports(name, path):
+    """[(imported module, only under TYPE_CHECKING)] of one module, ray's modules only."""
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    out = []
+
+    def visit(node, typing_only):
+        for child in ast.iter_child_nodes(node):
+            guarded = typing_only or _is_type_checking(child)
+            if isinstance(child, ast.Import):
+                out.extend((a.name, guarded) for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    up = package.split(".")[:len(package.split(".")) - child.level + 1]
+                    base = ".".join(up + ([child.module] if child.module else []))
+                for a in child.names:  # `from pkg import module` imports that module
+                    full = f"{base}.{a.name}"
+                    out.append((full if full in MODULES else base, guarded))
+            visit(child, guarded)
+
+    with open(path) as f:
+        visit(ast.parse(f.read(), path), False)
+    return [(m, g) for m, g in out if (m == "ray" or m.startswith("ray.")) and m != name]
+
+
+IMPORTS = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _layer(module):
+    """wire, launch, api or worker for a module of ray._beam; None for the rest of ray."""
+    parts = module.split(".")
+    if parts[:2] != ["ray", "_beam"] or len(parts) == 2:
+        return None
+    return "worker" if parts[2] == "worker" else parts[2]
+
+
+def test_the_graph_is_read_from_the_real_tree():
+    # a parser that found nothing would pass every check below
+    assert ("ray._beam.wire.framing", False) in IMPORTS["ray._beam.wire.connection"]
+    assert ("ray._beam.launch.discovery", False) in IMPORTS["ray._beam.api.client"]
+    assert len(MODULES) > 30
+
+
+def test_every_beam_module_is_in_a_layer():
+    stray = [m for m in MODULES if m.startswith("ray._beam.") and _layer(m) not in MAY_USE]
+    assert stray == [], (f"{stray} sit in no layer of ray/_beam/: put each in wire/, launch/ or "
+                         "api/ (ray/_beam/__init__.py says which holds what)")
+
+
+def test_no_layer_imports_what_is_above_it():
+    wrong = []
+    for module, imports in IMPORTS.items():
+        layer = _layer(module)
+        if layer is None:
+            continue
+        for target, _ in imports:
+            target_layer = _layer(target)
+            if target_layer is not None:
+                if target_layer not in MAY_USE[layer]:
+                    wrong.append(f"{module} imports {target} ({layer} may use {sorted(MAY_USE[layer])})")
+            elif target.startswith("ray._beam"):
+                continue  # the ray._beam package itself: a docstring
+            elif MAY_USE_OUTSIDE[layer] is not None and not target.startswith(MAY_USE_OUTSIDE[layer]):
+                wrong.append(f"{module} imports {target} (the {layer} layer may use only "
+                             f"{list(MAY_USE_OUTSIDE[layer]) or 'its own modules'} outside ray._beam)")
+    assert wrong == [], "layer rule of ray/_beam/__init__.py broken:\n" + "\n".join(wrong)
+
+
+def _cycle(graph):
+    """One import cycle as a list of modules (first == last), or None."""
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for t in sorted(graph.get(m, ())):
+            if state.get(t) == "open":
+                return stack[stack.index(t):] + [t]
+            if t not in state:
+                found = visit(t)
+                if found:
+                    return found
+        stack.pop()
+        state[m] = "done"
+        return None
+
+    for m in sorted(graph):
+        if m not in state:
+            found = visit(m)
+            if found:
+                return found
+    return None
+
+
+def test_no_import_cycle():
+    graph = {m: {t for t, typing_only in imports if not typing_only and t in MODULES}
+             for m, imports in IMPORTS.items()}
+    cycle = _cycle(graph)
+    assert cycle is None, ("import cycle: " + " -> ".join(cycle) + ". Move what both need into "
+                           "the lower module, or hand it over from above (as client.py sets refs.process_table)")
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_each_module_imports(module):
+    importlib.import_module(module)
