@@ -26,7 +26,10 @@ import bench  # noqa: E402
 ROOT = bench.ROOT
 PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
 JAVA = os.environ.get("BEAM_JAVA") or bench.find_java()
-RAY_MAIN = "import sys; sys.path.insert(0, sys.argv.pop(1)); from ray._beam.launch.launcher import main; main()"
+# builds before the Python layers (snapshots of older commits) have ray._beam.launcher
+RAY_MAIN = ("import sys; sys.path.insert(0, sys.argv.pop(1))\n"
+            "try:\n    from ray._beam.launch.launcher import main\n"
+            "except ImportError:\n    from ray._beam.launcher import main\nmain()")
 INIT = ("import sys, time; sys.path.insert(0, sys.argv[1]); t = time.perf_counter(); import ray; "
         "ray.init(address='auto'); print(time.perf_counter() - t)")
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from _paths import ROOT
-from ray._beam.launch import aotcache, jvmflags, launcher
+from ray._beam.launch import aotcache, findjava, jvmflags, launcher
 
 
 def _fake_jdk(tmp_path, name, version):
@@ -40,7 +40,7 @@ def test_find_java_error_names_what_it_tried(tmp_path, monkeypatch):
     monkeypatch.setenv("BEAM_JAVA", old)
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
-    monkeypatch.setattr(launcher, "JVM_DIR", str(tmp_path / "no-jvms"))
+    monkeypatch.setattr(findjava, "JVM_DIR", str(tmp_path / "no-jvms"))
     with pytest.raises(launcher.LauncherError) as e:
         launcher.find_java()
     assert "Java 21 or newer" in str(e.value) and old in str(e.value) and "version 17" in str(e.value)

@@ -58,7 +58,7 @@ def dependencies(java: str, jar: str, java_tried: list[str], jar_tried: list[str
     here = os.path.dirname(os.path.realpath(__file__))
     jdk_bin = os.path.dirname(os.path.realpath(java))
     newer = [jar, os.path.dirname(os.path.realpath(jar)), jdk_bin, os.path.dirname(jdk_bin)]
-    newer += [os.path.join(here, name) for name in ("launcher.py", "jvmflags.py", "aotcache.py", "launchfile.py", "coexist.py")]
+    newer += [os.path.join(here, name) for name in ("launcher.py", "findjava.py", "jvmflags.py", "aotcache.py", "launchfile.py", "coexist.py")]
     newer.append(os.path.join(os.path.dirname(os.path.dirname(here)), "__init__.py"))  # rewritten by any install of a `ray` package
     absent = []
     for path in aotcache.paths(jar):
