@@ -44,6 +44,10 @@ JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1536k", "-XX:TieredStopAtLevel=1
              "-XX:CompileThresholdScaling=3", "-XX:CompileCommand=quiet",
              "-XX:CompileCommand=CompileThresholdScaling,beam.*::*,0.2",
              "-XX:CompileCommand=CompileThresholdScaling,sun.nio.ch.*::*,0.2", "-Xshare:auto"]
+# With a cache: compile at start-up, in the background, what the training run (tools/train_aot.py,
+# a cold vLLM-shaped set-up) compiled, instead of when a user's first calls reach the thresholds:
+# the compiles otherwise land in those calls' tail on a small machine (docs/PERFORMANCE.md, "Cold shape").
+AOT_RUN_FLAGS = ["-XX:+UnlockExperimentalVMOptions", "-XX:+AOTCompileEagerly"]
 MAIN_CLASS = "beam.cli.Main"
 JVM_DIR = "/usr/lib/jvm"  # where Debian-style packages install JDKs, one folder each
 READY, OUT, ERR = b"BEAM-READY", b"OUT ", b"ERR "  # beam.cli.ReadyReport
@@ -195,7 +199,7 @@ def jvm_flags(java: str, jar: str) -> list[str]:
     cache = aotcache.usable(java, jar)
     if cache is None:
         return list(JVM_FLAGS)
-    return [f for f in JVM_FLAGS if not f.startswith("-Xshare")] + [f"-XX:AOTCache={cache}"]
+    return [f for f in JVM_FLAGS if not f.startswith("-Xshare")] + [f"-XX:AOTCache={cache}", *AOT_RUN_FLAGS]
 
 
 def command(argv: Sequence[str]) -> list[str]:
