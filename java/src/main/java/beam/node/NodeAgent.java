@@ -61,7 +61,7 @@ public final class NodeAgent {
         this.logDir = logDir;
         this.accelerators = Map.copyOf(accelerators);
         this.baseEnv = baseEnvironment(socketPath);
-        this.pool = new WorkerPool(poolPython, baseEnv, poolSize, running::size, cap.limit());
+        this.pool = new WorkerPool(poolPython, socketPath.toString(), baseEnv, poolSize, running::size, cap.limit());
         launcher.execute(pool::refill);
     }
 

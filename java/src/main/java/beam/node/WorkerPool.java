@@ -43,6 +43,7 @@ final class WorkerPool {
     private static final Set<String> START_UP_NAMES = Set.of("LANG", "LANGUAGE", "TZ", "HOME");
 
     private final String python;
+    private final String socket;
     private final Map<String, String> env;
     private final int size;
     private final IntSupplier running;
@@ -53,11 +54,13 @@ final class WorkerPool {
 
     /**
      * @param python  the interpreter pooled workers run (null or empty: no pool)
+     * @param socket  the daemon's socket, on their command line so that `ray stop` and leak checks find them
      * @param env     their environment: the daemon's, less its secrets, with what every worker gets
      * @param running how many actor processes run now (for the cap)
      */
-    WorkerPool(String python, Map<String, String> env, int size, IntSupplier running, int cap) {
+    WorkerPool(String python, String socket, Map<String, String> env, int size, IntSupplier running, int cap) {
         this.python = python == null || python.isEmpty() ? null : python;
+        this.socket = socket;
         this.env = Map.copyOf(env);
         this.size = this.python == null ? 0 : size;
         this.running = running;
@@ -68,7 +71,7 @@ final class WorkerPool {
     synchronized void refill() {
         idle.removeIf(p -> !p.isAlive());
         while (!closed && idle.size() < size && running.getAsInt() + idle.size() < cap) {
-            ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker", "--pooled");
+            ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker", "--pooled", "--socket", socket);
             pb.environment().clear();
             pb.environment().putAll(env);
             try {
