@@ -42,6 +42,9 @@ public final class NodeAgent {
     private final ProcessCap cap;
     private final Map<String, String> baseEnv;
     private final WorkerPool pool;
+    /** Actor starts so far; only the launcher thread touches it. */
+    private long starts;
+    static final long REFILL_QUIET_MS = 1000;
 
     public NodeAgent(ActorEvents events, Path socketPath, Path logDir,
                      Map<String, beam.cluster.NodeAccelerator> accelerators, ProcessCap cap) {
@@ -136,7 +139,21 @@ public final class NodeAgent {
         running.put(spec.actorId(), process);
         events.started(spec.actorId(), process.pid());
         watch(spec, process);
-        pool.refill(); // the next actor finds one ready, within the cap
+        refillLater();
+    }
+
+    /**
+     * Refills the pool once no actor has started here for {@link #REFILL_QUIET_MS}: a new
+     * worker's interpreter start and imports (~70 ms of CPU each) would otherwise share the
+     * cores with the actors just started, during their first calls (the cold shape's sync p99,
+     * docs/PERFORMANCE.md, "Actor start-up").
+     */
+    private void refillLater() {
+        long mine = ++starts;
+        java.util.concurrent.CompletableFuture.delayedExecutor(REFILL_QUIET_MS, java.util.concurrent.TimeUnit.MILLISECONDS,
+                launcher).execute(() -> {
+                    if (starts == mine) pool.refill();
+                });
     }
 
     private void watch(SpawnSpec spec, Process process) {
