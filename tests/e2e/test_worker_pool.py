@@ -10,7 +10,7 @@ import signal
 import textwrap
 import time
 
-from conftest import assert_no_processes, cluster_processes, node_json, ray_cli, run_driver
+from conftest import assert_no_processes, cluster_processes, is_idle_worker, node_json, ray_cli, run_driver
 
 PROBE = """
     import json, os, sys, ray
@@ -21,7 +21,8 @@ PROBE = """
         def view(self):
             return {"pid": os.getpid(), "env": dict(os.environ), "cwd": os.getcwd(), "sys_path": list(sys.path),
                     "executable": sys.executable, "argv": sys.argv[1:], "orig_argv": sys.orig_argv,
-                    "sched": os.sched_getscheduler(0), "optimize": sys.flags.optimize}
+                    "sched": os.sched_getscheduler(0), "optimize": sys.flags.optimize,
+                    "comm": open("/proc/self/comm").read().strip()}
 
     a = Probe.options(**{"num_gpus": 1, "runtime_env": {"env_vars": {"POOL_TEST_VAR": "from runtime_env"}}, **opts}).remote()
     print("VIEW " + json.dumps(ray.get(a.view.remote())))
@@ -29,7 +30,7 @@ PROBE = """
 
 
 def pooled_pids(base):
-    return {pid for pid, cmd in cluster_processes(base, workers_only=True) if "--pooled" in cmd}
+    return {pid for pid, _ in cluster_processes(base, workers_only=True, idle=True) if is_idle_worker(pid)}
 
 
 def wait_pooled(base, n, within=20.0):
@@ -60,7 +61,7 @@ def normalized(v, base):
         if "--actor-id" in args:
             args[args.index("--actor-id") + 1] = "<ID>"
     return {"env": env, "cwd": v["cwd"], "sys_path": v["sys_path"], "executable": v["executable"], "argv": argv,
-            "orig_argv": orig, "sched": v["sched"], "optimize": v["optimize"]}
+            "orig_argv": orig, "sched": v["sched"], "optimize": v["optimize"], "comm": v["comm"]}
 
 
 def test_a_pooled_actor_sees_what_a_fresh_one_would(clusters, tmp_path):
@@ -85,7 +86,7 @@ def test_a_pooled_actor_sees_what_a_fresh_one_would(clusters, tmp_path):
     assert p["env"]["CUDA_VISIBLE_DEVICES"] == "0"
     assert p["cwd"] == os.path.realpath(work) and extra in p["sys_path"]
     assert not [k for k in p["env"] if k.startswith(("RAY_AUTH", "RAY_TLS"))]
-    assert "--pooled" not in p["orig_argv"]
+    assert "--pooled" not in p["orig_argv"] and p["comm"] != "beam-idle"
     # the pool is refilled after the hand-over
     assert len(wait_pooled(pooled_base, 4)) == 4
 
@@ -102,7 +103,7 @@ def test_a_start_up_variable_gets_a_fresh_process(clusters, tmp_path):
 def test_the_pool_stays_under_the_actor_process_cap(clusters, tmp_path):
     base = clusters.start("--num-gpus", "4", "--max-actor-processes", "2")
     time.sleep(1.0)  # what the pool would start has started
-    assert len(cluster_processes(base, workers_only=True)) <= 2
+    assert len(cluster_processes(base, workers_only=True, idle=True)) <= 2
     out = run_driver(base, """
         import ray
         ray.init()
@@ -120,7 +121,7 @@ def test_the_pool_stays_under_the_actor_process_cap(clusters, tmp_path):
     """)
     assert out.returncode == 0, out.stderr
     assert "REFUSED" in out.stdout and "already runs 2 actor processes" in out.stdout, out.stdout
-    assert len(cluster_processes(base, workers_only=True)) <= 2
+    assert len(cluster_processes(base, workers_only=True, idle=True)) <= 2
 
 
 def test_idle_workers_go_with_ray_stop_and_with_a_killed_daemon(clusters):

@@ -1,7 +1,7 @@
 """Actor worker process: ``python -m ray._beam.worker --socket PATH --actor-id ID``.
 
 The daemon spawns one per actor (environment, accelerator visibility variables and cwd
-already set), or hands the same to an idle ``--pooled`` one (worker_start.py), then sends
+already set), or hands the same to an idle pooled one (worker_start.py), then sends
 ``actor_init``; we construct the actor on the main thread and answer ``actor_ready`` /
 ``actor_failed``. Calls are then run:
 
@@ -235,15 +235,9 @@ async def _awaited(awaitable):
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m ray._beam.worker")
-    parser.add_argument("--pooled", action="store_true", help="wait on stdin for an actor (the daemon's pool)")
-    parser.add_argument("--socket")
-    parser.add_argument("--actor-id")
+    parser.add_argument("--socket", required=True)
+    parser.add_argument("--actor-id", required=True)
     args = parser.parse_args(argv)
-    if args.pooled:
-        worker_start.die_with_parent()  # while idle, too
-        args = parser.parse_args(worker_start.take_on_actor())
-    if not args.socket or not args.actor_id:
-        parser.error("--socket and --actor-id are required")
     worker_start.prepare_process()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -23,7 +23,8 @@ import java.util.function.IntSupplier;
  * stdin for one JSON line, {@code {"argv": [...], "cwd": ..., "env": {...}}}: the actor's whole
  * environment as {@link NodeAgent#environment} computes it for a fresh process, its working
  * directory and its arguments. It applies them before it connects and unpickles the class
- * (python/ray/_beam/worker_start.py), so the actor sees what a fresh process would.
+ * (python/ray/_beam/worker_start.py), so the actor sees what a fresh process would. While idle it
+ * is named {@code beam-idle} in /proc/PID/comm.
  *
  * <p>What the interpreter reads only while it starts (PYTHON*, LD_*, the locale, TZ, ...)
  * cannot be applied later: an actor whose environment differs from the pool's in one of
@@ -71,7 +72,8 @@ final class WorkerPool {
     synchronized void refill() {
         idle.removeIf(p -> !p.isAlive());
         while (!closed && idle.size() < size && running.getAsInt() + idle.size() < cap) {
-            ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker", "--pooled", "--socket", socket);
+            ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker_start", "--pooled", "--socket", socket,
+                    "--daemon-pid", String.valueOf(ProcessHandle.current().pid()));
             pb.environment().clear();
             pb.environment().putAll(env);
             try {
