@@ -25,17 +25,7 @@ from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy  # n
 
 T_IMPORTED = time.perf_counter()
 
-
-def pct(samples, q):
-    """The q-th percentile (0..100), nearest rank: p99 of 300 is the 3rd worst."""
-    s = sorted(samples)
-    k = max(0, min(len(s) - 1, int(round(q / 100.0 * len(s) + 0.5)) - 1))
-    return s[k]
-
-
-def summary(samples_s):
-    us = [x * 1e6 for x in samples_s]
-    return {"p50_us": pct(us, 50), "p99_us": pct(us, 99), "max_us": max(us), "n": len(us)}
+from workload import lat_summary as summary  # noqa: E402  (bench/ is this script's directory; p99 of 300 is the 3rd worst)
 
 
 @ray.remote
