@@ -350,9 +350,10 @@ def workload(sysm, sub, *extra, timeout=900):
     return run_workload(sysm.procs, sysm.python, sysm.env(), sub, *extra, timeout=timeout, who=sysm.name)
 
 
-def run_workload(procs, python, env, sub, *extra, timeout=900, who=""):
-    """`bench/workload.py SUB EXTRA...` with PYTHON in ENV: the JSON of its BENCH-RESULT line."""
-    _, out, err, _ = procs.run([python, WORKLOAD, sub, *extra], env, timeout=timeout)
+def run_workload(procs, python, env, sub, *extra, timeout=900, who="", script=WORKLOAD):
+    """`bench/workload.py SUB EXTRA...` (or SCRIPT EXTRA...) with PYTHON in ENV: the JSON of its BENCH-RESULT line."""
+    cmd = [python, script, sub, *extra] if script == WORKLOAD else [python, script, *extra]
+    _, out, err, _ = procs.run(cmd, env, timeout=timeout)
     for line in reversed(out.splitlines()):
         if line.startswith("BENCH-RESULT "):
             return json.loads(line[len("BENCH-RESULT "):])
@@ -538,7 +539,8 @@ def table(rows):
         lines.append([r["metric"], r["unit"], fmt(r["beam"], r["unit"]), fmt(r["ray"], r["unit"]),
                       f"{r['factor']:.1f}x better" if r["factor"] and r["factor"] >= 1 else
                       (f"{1 / r['factor']:.1f}x worse" if r["factor"] else "n/a"),
-                      f">= {r['target']}x" if r["target"] else "", r["verdict"] or ""])
+                      (f"<= {r['target']}" if r["better"] == "own" else f">= {r['target']}x") if r["target"] else "",
+                      r["verdict"] or ""])
     return head, lines
 
 

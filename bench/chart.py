@@ -2,6 +2,7 @@
 which has matplotlib; beam itself never depends on it).
 
     .bench/ray-venv/bin/python bench/chart.py [bench/results/latest.json] [bench/results/chart.png]
+    .bench/ray-venv/bin/python bench/chart.py bench/results/cold.json bench/results/cold.png  (bench/cold.py)
 """
 import json
 import os
@@ -25,7 +26,7 @@ def main():
         return 0
     labels = [r["metric"] for r in rows]
     factors = [r["factor"] for r in rows]
-    colors = ["#2e7d32" if r["verdict"] == "PASS" else "#c62828" if r["verdict"] == "MISS" else "#607d8b"
+    colors = ["#2e7d32" if r["verdict"] == "PASS" else "#c62828" if (r["verdict"] or "").startswith("MISS") else "#607d8b"
               for r in rows]
     fig, ax = plt.subplots(figsize=(9, 0.42 * len(rows) + 1.4), dpi=90)
     y = range(len(rows))
@@ -40,7 +41,8 @@ def main():
     ax.set_yticklabels(labels, fontsize=8)
     ax.set_xlabel("beam vs Ray 2.58: times better (log scale)\nblack tick: target; green PASS, red MISS, grey: no target")
     m = doc.get("machine", {})
-    ax.set_title(f"beam vs Ray, same machine, one after the other ({m.get('nproc')} CPUs, {m.get('memory_gib')} GiB; "
+    shape = f"cold shape, worst of {doc['runs']} runs; " if doc.get("shape") == "cold" else ""
+    ax.set_title(f"{shape}beam vs Ray, same machine, one after the other ({m.get('nproc')} CPUs, {m.get('memory_gib')} GiB; "
                  f"{doc.get('when', '')})", fontsize=9)
     ax.set_xlim(left=min(0.5, min(factors) / 1.5), right=max(factors) * 2.5)
     fig.tight_layout()

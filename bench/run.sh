@@ -7,17 +7,25 @@
 #   bench/run.sh --quick   CI smoke run (< 2 min): few iterations; Ray only if already installed;
 #                          writes bench/results/quick.json; checks that everything completes
 #   bench/run.sh --no-jvm  full run without the JVM options part
+#   bench/run.sh --cold [--runs N]
+#                          only the cold shape (issue #25): N fresh heads of each system, alternating,
+#                          no warm-up (default 5); every run's figures, then the table with pass/fail
+#                          against each target in every run; bench/results/cold.json and cold.png
+#   A full run measures the warm table, then the cold shape.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-quick=0; jvm=1
-for a in "$@"; do
-  case "$a" in
+quick=0; jvm=1; cold_only=0; runs=5
+while [ $# -gt 0 ]; do
+  case "$1" in
     --quick) quick=1 ;;
     --no-jvm) jvm=0 ;;
-    *) sed -n '2,10p' "$0"; exit 2 ;;
+    --cold) cold_only=1 ;;
+    --runs) shift; runs="${1:?--runs needs a number}" ;;
+    *) sed -n '2,15p' "$0"; exit 2 ;;
   esac
+  shift
 done
 
 # Build only when needed: `./dev build` rewrites python/ray/_beam/lib/beam.jar in place, which breaks
@@ -41,8 +49,14 @@ if [ "$quick" = 1 ]; then
 fi
 
 bench/setup_ray.sh >/dev/null
+cold() {
+  "$py" bench/cold.py --runs "$runs" --systems beam,ray --out bench/results/cold.json
+  .bench/ray-venv/bin/python bench/chart.py bench/results/cold.json bench/results/cold.png
+}
+if [ "$cold_only" = 1 ]; then cold; exit 0; fi
 "$py" bench/bench.py --systems beam,ray --out bench/results/latest.json
 .bench/ray-venv/bin/python bench/chart.py bench/results/latest.json bench/results/chart.png
+cold
 if [ "$jvm" = 1 ]; then
   "$py" bench/jvm_options.py --out bench/results/jvm_options.json
 fi

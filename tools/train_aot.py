@@ -4,7 +4,8 @@
 
 A training run: a head daemon started as `ray start` starts it (the launcher's daemon flags
 plus -XX:AOTCacheOutput), one driver (this Python, with beam's package on its path) that
-connects, creates actors and a placement group and makes a few hundred calls, then SIGTERM;
+connects, runs a cold vLLM-shaped set-up (a group of GPU bundles, actors in it, sync calls,
+broadcasts, pipelined calls, placement groups) and the HTTP routes, then SIGTERM;
 the JVM writes the cache as it exits. The result is JAR's stem + .aot with a .aot.info that
 says which java and jar it is for. Needs Java >= 25; with an older one it says so and makes
 nothing (exit 0: the launcher runs without a cache).
@@ -32,11 +33,22 @@ class Echo:
     def echo(self, x):
         return x
 
-pg = placement_group([{"CPU": 1}], strategy="PACK")
+# the cold vLLM-shaped set-up (bench/cold_workload.py): what it runs is what the daemon compiles
+# at start-up (launcher.AOT_RUN_FLAGS), before a user's first calls
+from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+pg = placement_group([{"GPU": 1, "CPU": 1}] * 2, strategy="PACK")
 ray.get(pg.ready())
-actors = [Echo.remote() for _ in range(2)]
-for _ in range(100):
+actors = [Echo.options(num_cpus=0, num_gpus=1, scheduling_strategy=PlacementGroupSchedulingStrategy(
+    placement_group=pg, placement_group_bundle_index=i)).remote() for i in range(2)]
+for _ in range(600):
+    ray.get(actors[0].echo.remote(1))
+for _ in range(600):
     ray.get([a.echo.remote(b"x" * 4096) for a in actors])
+ray.get([actors[1].echo.remote(i) for i in range(3000)])
+for _ in range(100):
+    g = placement_group([{"CPU": 1}])
+    ray.get(g.ready())
+    remove_placement_group(g)
 ray.get(ray.put(list(range(1000))))
 remove_placement_group(pg)
 for a in actors:
@@ -78,7 +90,7 @@ def train(java, jar, python):
     out = os.path.join(tmp, "beam.aot")
     flags = aotcache.training_flags()
     cmd = [java, *flags, f"-XX:AOTCacheOutput={out}", "-cp", jar, launcher.MAIN_CLASS, "start", "--block",
-           "--notify-ready", "--head", "--port", "0", "--num-cpus", "2", "--num-gpus", "0", "--temp-dir", tmp,
+           "--notify-ready", "--head", "--port", "0", "--num-cpus", "4", "--num-gpus", "2", "--temp-dir", tmp,
            "--dashboard-port", "0", "--dashboard-agent-listen-port", "0", "--metrics-export-port", "0"]
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "RAY_ADDRESS")}
     env["PYTHONPATH"] = PACKAGE_ROOT  # for the driver and for the actor workers the daemon starts

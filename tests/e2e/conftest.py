@@ -176,9 +176,12 @@ def pid_alive(pid):
         return False
 
 
-def cluster_processes(base, workers_only=False):
+def cluster_processes(base, workers_only=False, idle=None):
     """Live (pid, cmdline) of beam daemons and actor workers whose command line mentions
-    ``base`` (the daemon's --temp-dir, the workers' socket path under it)."""
+    ``base`` (the daemon's --temp-dir, the workers' socket path under it). Idle pooled workers
+    (named beam-idle, beam.node.WorkerPool) count unless ``idle`` is false; by default they
+    do, but not with ``workers_only`` (actors' processes)."""
+    idle = not workers_only if idle is None else idle
     kinds = ("ray._beam.worker",) if workers_only else ("beam.cli.Main", "ray._beam.worker")
     found = []
     for entry in os.listdir("/proc"):
@@ -191,9 +194,17 @@ def cluster_processes(base, workers_only=False):
             continue
         mentions = f"{base}/" in cmd or f"{base} " in cmd + " "
         if mentions and any(k in cmd for k in kinds) \
-                and pid_alive(int(entry)):
+                and pid_alive(int(entry)) and (idle or not is_idle_worker(int(entry))):
             found.append((int(entry), cmd))
     return found
+
+
+def is_idle_worker(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip() == "beam-idle"
+    except OSError:
+        return False
 
 
 def wait_gone(pids=(), base=None, within=5.0, workers_only=False):

@@ -1,8 +1,9 @@
 """Actor worker process: ``python -m ray._beam.worker --socket PATH --actor-id ID``.
 
 The daemon spawns one per actor (environment, accelerator visibility variables and cwd
-already set), then sends ``actor_init``; we construct the actor on the main thread and answer
-``actor_ready`` / ``actor_failed``. Calls are then run:
+already set), or hands the same to an idle pooled one (worker_start.py), then sends
+``actor_init``; we construct the actor on the main thread and answer ``actor_ready`` /
+``actor_failed``. Calls are then run:
 
 - max_concurrency == 1: one at a time, in arrival order, on the main thread;
 - max_concurrency > 1: on a thread pool of that size;
@@ -22,9 +23,7 @@ from __future__ import annotations
 import argparse
 import collections
 import inspect
-import json
 import os
-import signal
 import sys
 import threading
 import traceback
@@ -34,60 +33,9 @@ from ray._beam.wire import framing
 from ray._beam.api import pickling
 from ray._beam.api import client as client_mod
 from ray._beam.api import options
+from ray._beam import worker_process
 
 _STOP = object()
-
-
-def _extend_sys_path() -> None:
-    """Make the driver's modules importable (classes pickled by reference need them)."""
-    try:
-        entries = json.loads(os.environ.get("BEAM_DRIVER_SYS_PATH") or "[]")
-    except ValueError:
-        return
-    for entry in entries:
-        if isinstance(entry, str) and entry not in sys.path:
-            sys.path.append(entry)
-
-
-def _die_with_parent() -> None:
-    """PR_SET_PDEATHSIG(SIGKILL): die with the daemon even if user code is stuck.
-
-    Linux sends this when the *thread* that spawned us exits, so the daemon must spawn
-    workers from a long-lived thread; BEAM_NO_PDEATHSIG=1 turns it off.
-    """
-    if not sys.platform.startswith("linux") or os.environ.get("BEAM_NO_PDEATHSIG") == "1":
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _run_as_batch_task() -> None:
-    """SCHED_BATCH for this process and every thread and child it starts later.
-
-    A batch task keeps its share of the CPU but does not preempt the task running when it
-    wakes up. Several actors share a node's cores with the daemon and the driver; when the
-    daemon hands a broadcast's calls to their workers one after another, each woken worker
-    no longer interrupts it halfway through (docs/PERFORMANCE.md, "Less Python per call, and
-    actor workers as batch tasks": broadcast-4 p50 607 -> 511 us). ``BEAM_ACTOR_SCHED=normal`` (on ``ray start`` or
-    in an actor's runtime_env env_vars) keeps the default policy; so does a worker started
-    under another policy than the default (``chrt``), which is left as it is.
-    """
-    choice = os.environ.get("BEAM_ACTOR_SCHED", "batch")
-    if choice == "normal" or not hasattr(os, "SCHED_BATCH"):
-        return
-    if choice != "batch":
-        print(f"beam worker: BEAM_ACTOR_SCHED={choice!r} is neither 'batch' nor 'normal'; "
-              "using 'batch'", file=sys.stderr, flush=True)
-    try:
-        if os.sched_getscheduler(0) == os.SCHED_OTHER:
-            os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-    except OSError:  # a sandbox that forbids it: run as the daemon does
-        pass
 
 
 def _safe_repr(obj) -> str:
@@ -112,8 +60,8 @@ class Worker:
             handlers={"actor_init": lambda h, p: self.frames.append(("init", h, p)),
                       "call": lambda h, p: self.frames.append(("call", h, p))})
         self.client.on_lost = self._exit
-        # Workers sleep at once (no polling, spin.py): several share a node's cores, and
-        # polling workers slowed a broadcast to 4 of them on 2 cores by a quarter.
+        # Workers sleep at once (no polling, spin.py): several share a node's cores, and a
+        # polling worker takes the core another one or the daemon needs (docs/PERFORMANCE.md).
         self.client.conn.spin.budget = 0.0
         client_mod.set_worker_client(self.client)
 
@@ -167,8 +115,6 @@ class Worker:
         for key in ("node_id", "node_ip", "namespace", "gcs_address", "job_id"):
             if header.get(key):
                 setattr(c, key, header[key])
-        env_vars = (header.get("runtime_env") or {}).get("env_vars") or {}
-        os.environ.update({str(k): str(v) for k, v in env_vars.items()})
         self.class_name = header.get("class_name") or "Actor"
         try:
             cls, args, kwargs = pickling.loads(payload)
@@ -294,9 +240,7 @@ def main(argv=None) -> None:
     parser.add_argument("--socket", required=True)
     parser.add_argument("--actor-id", required=True)
     args = parser.parse_args(argv)
-    _run_as_batch_task()  # first: threads started later inherit the policy
-    _extend_sys_path()
-    _die_with_parent()
+    worker_process.prepare_process()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(line_buffering=True)

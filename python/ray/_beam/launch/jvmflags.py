@@ -18,3 +18,7 @@ JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1536k", "-XX:TieredStopAtLevel=1
              "-XX:CompileThresholdScaling=3", "-XX:CompileCommand=quiet",
              "-XX:CompileCommand=CompileThresholdScaling,beam.*::*,0.2",
              "-XX:CompileCommand=CompileThresholdScaling,sun.nio.ch.*::*,0.2", "-Xshare:auto"]
+# With a cache: compile at start-up, in the background, what the training run (tools/train_aot.py,
+# a cold vLLM-shaped set-up) compiled, instead of when a user's first calls reach the thresholds:
+# the compiles otherwise land in those calls' tail on a small machine (docs/PERFORMANCE.md, "Cold shape").
+AOT_RUN_FLAGS = ["-XX:+UnlockExperimentalVMOptions", "-XX:+AOTCompileEagerly"]

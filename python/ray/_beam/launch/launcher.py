@@ -22,7 +22,7 @@ import sys
 from ray._beam.launch import aotcache, findjava, tempdirs
 from ray._beam.launch.findjava import (  # noqa: F401  (LauncherError, java_major: this module's API too)
     LauncherError, _choose_java, _package_jars, _which, bundled_runtimes, find_jar, find_java, java_major)
-from ray._beam.launch.jvmflags import JVM_FLAGS
+from ray._beam.launch.jvmflags import AOT_RUN_FLAGS, JVM_FLAGS
 
 # Only os and sys at module level: every import is read from disk when the host has evicted
 # it, and `ray start` pays for it (docs/PERFORMANCE.md, "A lean `ray` command").
@@ -42,7 +42,7 @@ def jvm_flags(java: str, jar: str) -> list[str]:
     cache = aotcache.usable(java, jar)
     if cache is None:
         return list(JVM_FLAGS)
-    return [f for f in JVM_FLAGS if not f.startswith("-Xshare")] + [f"-XX:AOTCache={cache}"]
+    return [f for f in JVM_FLAGS if not f.startswith("-Xshare")] + [f"-XX:AOTCache={cache}", *AOT_RUN_FLAGS]
 
 
 def command(argv: Sequence[str]) -> list[str]:

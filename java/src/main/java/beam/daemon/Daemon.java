@@ -169,6 +169,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     }
 
     @Override
+    public void driverConnected() {
+        agent.warmPool();
+    }
+
+    @Override
     public void requestShutdown() {
         stop.request();
     }

@@ -29,6 +29,10 @@ public interface DaemonContext {
     /** The ray.util.metrics values of this node's processes (the {@code metrics} op). */
     UserMetrics userMetrics();
 
+    /** A driver said hello here: a node that will run actors soon (fills its worker pool). */
+    default void driverConnected() {
+    }
+
     /** Starts the daemon's shutdown (after the reply is sent). */
     void requestShutdown();
 }

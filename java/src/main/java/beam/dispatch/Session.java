@@ -128,6 +128,7 @@ public final class Session implements FramedClient {
         } else {
             jobId = daemon.nextJobId();
             namespace = hello.namespace() != null ? hello.namespace() : UUID.randomUUID().toString();
+            if (origin.nodeId().equals(daemon.nodeId())) daemon.driverConnected();
         }
         role = hello.role();
         ObjectNode reply = Frames.ok(hello.rid());

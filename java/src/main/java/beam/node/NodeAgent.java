@@ -1,19 +1,26 @@
 package beam.node;
 
+import beam.cluster.NodeAccelerator;
 import beam.cluster.ProcessContext;
+import beam.config.Environment;
+import beam.util.Scheduler;
+import java.util.concurrent.atomic.AtomicBoolean;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import beam.codec.FrameCodec;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 
 /**
- * The local node's hands: starts one Python worker process per actor, pumps its stdout and
- * stderr into log files and to the actor's owner, reports its exit, and kills it on demand.
+ * The local node's hands: starts one Python worker process per actor (handing it one of the
+ * {@link WorkerPool}'s idle workers when one fits), pumps its stdout and stderr into log
+ * files and to the actor's owner, reports its exit, and kills it on demand.
  *
  * <p>Threads: {@link #startActor} returns at once; launches run in order on one platform
  * thread; the two log pumps per worker run on platform threads ({@link LogPump} says why) and
@@ -35,16 +42,80 @@ public final class NodeAgent {
             r -> Thread.ofPlatform().daemon().name("actor-launcher").unstarted(r));
 
     /** This host's accelerators: which kind each resource is here, and how many units it has. */
-    private final Map<String, beam.cluster.NodeAccelerator> accelerators;
+    private final Map<String, NodeAccelerator> accelerators;
     private final ProcessCap cap;
+    private final Map<String, String> baseEnv;
+    private final WorkerPool pool;
+    private final AtomicBoolean poolWarmed = new AtomicBoolean();
+    /** Actor starts so far; only the launcher thread touches it. */
+    private long starts;
+    static final long REFILL_QUIET_MS = 1000;
 
     public NodeAgent(ActorEvents events, Path socketPath, Path logDir,
-                     Map<String, beam.cluster.NodeAccelerator> accelerators, ProcessCap cap) {
+                     Map<String, NodeAccelerator> accelerators, ProcessCap cap) {
+        this(events, socketPath, logDir, accelerators, cap, Environment.current().given(Environment.PYTHON), WorkerPool.SIZE);
+    }
+
+    /**
+     * @param poolPython the Python that idle pooled workers run: the one that ran `ray start`
+     *                   (BEAM_PYTHON, set by the launcher); null for no pool
+     */
+    public NodeAgent(ActorEvents events, Path socketPath, Path logDir,
+                     Map<String, NodeAccelerator> accelerators, ProcessCap cap,
+                     String poolPython, int poolSize) {
         this.cap = cap;
         this.events = events;
         this.socketPath = socketPath;
         this.logDir = logDir;
         this.accelerators = Map.copyOf(accelerators);
+        this.baseEnv = baseEnvironment(socketPath);
+        this.pool = new WorkerPool(poolPython, socketPath.toString(), baseEnv, poolSize, running::size, cap.limit());
+    }
+
+    /**
+     * Fills the pool of idle workers, once: when the first driver arrives or the first actor
+     * starts here. Not at `ray start`, so that an idle node that never runs actors costs no
+     * Python processes (docs/PERFORMANCE.md, "Actor start-up").
+     */
+    public void warmPool() {
+        if (poolWarmed.compareAndSet(false, true)) launcher.execute(pool::refill);
+    }
+
+    /**
+     * What every worker's environment starts from: the daemon's, less its credentials (an
+     * actor's own runtime_env may still set what it likes), with RAY_TMPDIR naming this node's
+     * temp dir. A process the actor starts that calls ray.init() (vLLM's EngineCore, spawned by
+     * an LLM(...) inside an actor) must join this cluster through this node's daemon, as under
+     * Ray, not start a private one: discovery reads RAY_TMPDIR/session_latest/node.json, and
+     * the socket is in the sockets folder of the session under it.
+     */
+    private static Map<String, String> baseEnvironment(Path socketPath) {
+        Map<String, String> env = new HashMap<>(Environment.current().vars());
+        Secrets.strip(env);
+        env.put("RAY_TMPDIR", socketPath.toAbsolutePath().getParent().getParent().getParent().toString());
+        env.put("PYTHONUNBUFFERED", "1");
+        return env;
+    }
+
+    /**
+     * The whole environment of {@code spec}'s worker, computed here only: a fresh process is
+     * started with it and a pooled one is handed it, and the worker applies it as given.
+     */
+    Map<String, String> environment(SpawnSpec spec) {
+        Map<String, String> env = new HashMap<>(baseEnv);
+        env.putAll(spec.envVars());
+        env.put("PYTHONUNBUFFERED", "1");
+        env.putIfAbsent("OMP_NUM_THREADS", String.valueOf(spec.ompThreads()));
+        ProcessContext ctx = spec.context();
+        if (ctx != null && ctx.sysPath() != null) {
+            try {
+                env.put("BEAM_DRIVER_SYS_PATH", FrameCodec.json().writeValueAsString(ctx.sysPath()));
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        setVisibleDevices(spec, env);
+        return env;
     }
 
     /** Starts the worker of {@code spec}; returns at once. */
@@ -60,38 +131,45 @@ public final class NodeAgent {
         }
         ProcessContext ctx = spec.context();
         String python = ctx != null && ctx.python() != null ? ctx.python() : "python3";
-        ProcessBuilder pb = new ProcessBuilder(python, "-u", "-m", "ray._beam.worker",
-                "--socket", socketPath.toString(), "--actor-id", spec.actorId());
-        if (ctx != null && ctx.cwd() != null && new java.io.File(ctx.cwd()).isDirectory()) {
-            pb.directory(new java.io.File(ctx.cwd()));
-        }
-        Map<String, String> env = pb.environment();
-        Secrets.strip(env); // inherited from the daemon; an actor's own runtime_env may still set what it likes
-        // A process the actor starts that calls ray.init() (vLLM's EngineCore, spawned by an
-        // LLM(...) inside an actor) must join this cluster through this node's daemon, as
-        // under Ray, not start a private one: discovery reads
-        // <RAY_TMPDIR>/session_latest/node.json, and the socket is <temp>/session_*/sockets/.
-        env.put("RAY_TMPDIR", socketPath.toAbsolutePath().getParent().getParent().getParent().toString());
-        env.putAll(spec.envVars());
-        env.put("PYTHONUNBUFFERED", "1");
-        env.putIfAbsent("OMP_NUM_THREADS", String.valueOf(spec.ompThreads()));
-        if (ctx != null && ctx.sysPath() != null) {
+        File cwd = ctx != null && ctx.cwd() != null && new File(ctx.cwd()).isDirectory() ? new File(ctx.cwd()) : null;
+        Map<String, String> env = environment(spec);
+        List<String> args = List.of("--socket", socketPath.toString(), "--actor-id", spec.actorId());
+        Process process = pool.take(python, env, cwd, args);
+        if (process == null) {
+            if (running.size() + pool.idleCount() >= cap.limit()) pool.retireOne();
+            List<String> cmd = new ArrayList<>(List.of(python, "-u", "-m", "ray._beam.worker"));
+            cmd.addAll(args);
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd);
+            pb.environment().clear();
+            pb.environment().putAll(env);
             try {
-                env.put("BEAM_DRIVER_SYS_PATH", FrameCodec.json().writeValueAsString(ctx.sysPath()));
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
+                process = pb.start();
+            } catch (IOException e) {
+                events.startFailed(spec.actorId(), "could not run " + python + ": " + e.getMessage());
+                return;
             }
-        }
-        setVisibleDevices(spec, env);
-        Process process;
-        try {
-            process = pb.start();
-        } catch (IOException e) {
-            events.startFailed(spec.actorId(), "could not run " + python + ": " + e.getMessage());
-            return;
         }
         running.put(spec.actorId(), process);
         events.started(spec.actorId(), process.pid());
+        watch(spec, process);
+        refillLater();
+    }
+
+    /**
+     * Refills the pool once no actor has started here for {@link #REFILL_QUIET_MS}: a new
+     * worker's interpreter start and imports (~70 ms of CPU each) would otherwise share the
+     * cores with the actors just started, during their first calls (the cold shape's sync p99,
+     * docs/PERFORMANCE.md, "Actor start-up").
+     */
+    private void refillLater() {
+        poolWarmed.set(true);
+        long mine = ++starts;
+        Scheduler.system().after(REFILL_QUIET_MS, () -> launcher.execute(() -> {
+            if (starts == mine) pool.refill();
+        }));
+    }
+
+    private void watch(SpawnSpec spec, Process process) {
         String prefix = "actor-" + spec.className() + "-" + spec.actorId() + "-" + process.pid();
         LogPump out = LogPump.start(process.getInputStream(), logDir.resolve(prefix + ".out"), "stdout", spec, process.pid(), events);
         LogPump err = LogPump.start(process.getErrorStream(), logDir.resolve(prefix + ".err"), "stderr", spec, process.pid(), events);
@@ -121,17 +199,24 @@ public final class NodeAgent {
         });
     }
 
-    /** Kills every running worker (daemon shutdown). */
+    /** Kills every running worker and every idle one (daemon shutdown). */
     public void killAll() {
+        pool.close();
         for (Process p : new ArrayList<>(running.values())) killTree(p.toHandle());
+    }
+
+    /** Idle pooled workers now (tests, diagnostics). */
+    public int idleCount() {
+        return pool.idleCount();
     }
 
     public int runningCount() {
         return running.size();
     }
 
-    /** Waits until no worker process is left, at most {@code millis}; true if none is. */
+    /** Retires the idle workers, then waits until no actor's process is left, at most {@code millis}; true if none is. */
     public boolean awaitNoneRunning(long millis) {
+        pool.close();
         long deadline = System.nanoTime() + millis * 1_000_000;
         synchronized (running) {
             while (!running.isEmpty()) {
@@ -160,7 +245,7 @@ public final class NodeAgent {
      */
     private void setVisibleDevices(SpawnSpec spec, Map<String, String> env) {
         spec.deviceIds().forEach((resource, ids) -> {
-            beam.cluster.NodeAccelerator here = accelerators.get(resource);
+            NodeAccelerator here = accelerators.get(resource);
             beam.cluster.AcceleratorKind kind = here != null ? here.kind() : beam.cluster.AcceleratorKind.forResource(resource);
             if (kind == null) return;
             int units = here == null ? ids.size() : here.ids().size();
