@@ -174,6 +174,12 @@ class Connection:
             raise ConnectionError(self._closed)
         self._write({"op": op, **(fields or {})}, payload)
 
+    def send_later(self, op: str, fields: Optional[dict] = None) -> None:
+        """Send a one-way frame that nothing waits for, with the next write (Outbox.defer)."""
+        if self._closed is not None:
+            raise ConnectionError(self._closed)
+        self._outbox.defer(*framing.encode_parts({"op": op, **(fields or {})}, b""))
+
     def wait_for(self, done: Callable[[], bool], timeout: Optional[float] = None,
                  replies: Union[int, Callable[[], int]] = 1) -> bool:
         """Block until ``done()`` (called under ``cond``) is true; False if ``timeout`` passed.

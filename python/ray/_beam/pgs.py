@@ -1,16 +1,23 @@
 """Placement groups: the PlacementGroup object, Ray's argument checks, and ready tracking.
 
 State machine of a group as this process sees it: unknown -> ready (``pg_ready`` pushed)
--> removed (``pg_removed`` pushed, or we removed it). ``ready()`` hands out an ObjectRef
-resolved with the PlacementGroup when the group is placed, so it works in ray.get and
-ray.wait. The daemon pushes events to the connection that created a group; for a group
-made elsewhere (handed to us, or the actor's own) we subscribe with ``pg_watch`` (the daemon
-then pushes that group's events to us too); with a daemon that lacks ``pg_watch`` we re-ask
-``pg_table`` once a second until the group settles.
+-> removed (``pg_removed`` pushed, or we removed it); unknown -> failed (``pg_failed``: the
+daemon refused the group). ``ready()`` hands out an ObjectRef resolved with the
+PlacementGroup when the group is placed, so it works in ray.get and ray.wait. The daemon
+pushes events to the connection that created a group; for a group made elsewhere (handed
+to us, or the actor's own) we subscribe with ``pg_watch`` (the daemon then pushes that
+group's events to us too).
+
+A group of our own costs one round trip from create to remove (docs/PERFORMANCE.md,
+"Placement groups"): ``pg_create`` is one-way (the id is made here, the arguments were
+checked here as Ray checks them, and the daemon's own refusal comes back as ``pg_failed``
+to ``ready()``), ``ready()`` resolves from the push, and ``pg_remove`` is one-way and
+deferred: written with the next frame or when a wait starts (outbox.py).
 """
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 from typing import Dict, List, Optional, Tuple
@@ -20,6 +27,9 @@ from ray._beam.ids import PlacementGroupID
 from ray.exceptions import RaySystemError, TaskPlacementGroupRemoved
 
 logger = logging.getLogger("ray")
+
+# Removed groups remembered (a late ready() fails at once); for older ones ready() asks the daemon.
+MAX_REMEMBERED_REMOVED = 10_000
 
 VALID_STRATEGIES = {"PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"}
 _EXAMPLE = "For example: `[{'CPU': 1.0}, {'GPU': 1.0}]`."
@@ -116,8 +126,8 @@ def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> Plac
     c = client.ensure()
     pg_id = ids.new_pg_id(c.job_id)
     c.pgs.created(pg_id)
-    c.request("pg_create", {"pg_id": pg_id, "name": name, "strategy": strategy,
-                            "bundles": specs, "lifetime": lifetime})
+    c.conn.send("pg_create", {"pg_id": pg_id, "name": name, "strategy": strategy,
+                              "bundles": specs, "lifetime": lifetime})
     return PlacementGroup(PlacementGroupID(pg_id), [dict(b) for b in specs])
 
 
@@ -127,8 +137,15 @@ def remove(pg: PlacementGroup) -> None:
     if not isinstance(pg, PlacementGroup):
         raise TypeError(f"remove_placement_group expects a PlacementGroup, got {type(pg)}")
     c = client.ensure()
-    c.request("pg_remove", {"pg_id": pg.id.hex()})
-    c.pgs.on_removed({"pg_id": pg.id.hex()}, b"")
+    pg_id = pg.id.hex()
+    own = c.pgs.removing(pg_id)
+    if own is None:
+        return  # refused at creation or removed already: nothing to remove
+    if own:
+        c.conn.send_later("pg_remove", {"pg_id": pg_id})
+    else:  # made elsewhere: the daemon's answer says whether it exists
+        c.request("pg_remove", {"pg_id": pg_id})
+    c.pgs.on_removed({"pg_id": pg_id}, b"")
 
 
 def table(pg: Optional[PlacementGroup] = None) -> dict:
@@ -193,13 +210,22 @@ class PgTracker:
     def __init__(self, client):
         self._client = client
         self._lock = threading.Lock()
-        self._state: Dict[str, str] = {}  # pg id -> "ready" | "removed"
-        self._own: set = set()
+        self._state: Dict[str, str] = {}  # pg id -> "ready" | "removed" | "failed"
+        self._failures: Dict[str, str] = {}  # pg id -> the daemon's reason (state "failed")
+        self._removed = collections.deque()  # ids in state "removed"/"failed", oldest first
+        self._own: set = set()  # created here and not removed yet
         self._waiters: Dict[str, List[Tuple[str, PlacementGroup]]] = {}
 
     def created(self, pg_id: str) -> None:
         with self._lock:
             self._own.add(pg_id)
+
+    def removing(self, pg_id: str) -> Optional[bool]:
+        """True if the group is ours (no answer needed), False if made elsewhere, None if gone."""
+        with self._lock:
+            if self._state.get(pg_id) in ("removed", "failed"):
+                return None
+            return pg_id in self._own
 
     def watch(self, pg: PlacementGroup, oid: str) -> None:
         pg_id = pg.id.hex()
@@ -212,6 +238,8 @@ class PgTracker:
             self._client.table.resolve(oid, value=pg)
         elif state == "removed":
             self._client.table.resolve(oid, error=TaskPlacementGroupRemoved())
+        elif state == "failed":
+            self._client.table.resolve(oid, error=self._failure(pg_id))
         elif foreign:
             self._watch_foreign(pg_id)
 
@@ -222,6 +250,19 @@ class PgTracker:
     def on_removed(self, header: dict, _payload: bytes = b"") -> None:
         for oid, _pg in self._settle(header.get("pg_id"), "removed"):
             self._client.table.resolve(oid, error=TaskPlacementGroupRemoved())
+
+    def on_failed(self, header: dict, _payload: bytes = b"") -> None:
+        """The daemon refused a group we created one-way: its ready() raises the reason."""
+        pg_id, reason = header.get("pg_id"), header.get("message") or "no reason given"
+        logger.error("placement group %s was refused by the beam daemon: %s", pg_id, reason)
+        with self._lock:
+            self._failures[pg_id] = reason
+        for oid, _pg in self._settle(pg_id, "failed"):
+            self._client.table.resolve(oid, error=self._failure(pg_id))
+
+    def _failure(self, pg_id: str) -> Exception:
+        reason = self._failures.get(pg_id, "")  # one dict read: atomic
+        return ValueError(f"placement group {pg_id} was refused by the beam daemon: {reason}")
 
     def on_waiting(self, header: dict, _payload: bytes = b"") -> None:
         message = header.get("message") or f"Placement group {header.get('pg_id')} is not placed yet."
@@ -236,40 +277,24 @@ class PgTracker:
 
     def _settle(self, pg_id: str, state: str):
         with self._lock:
-            if self._state.get(pg_id) == "removed":
-                state = "removed"
+            old = self._state.get(pg_id)
+            if old in ("removed", "failed"):
+                return self._waiters.pop(pg_id, [])  # final states stay
             self._state[pg_id] = state
+            if state != "ready":
+                self._own.discard(pg_id)
+                self._removed.append(pg_id)
+                while len(self._removed) > MAX_REMEMBERED_REMOVED:
+                    gone = self._removed.popleft()
+                    self._state.pop(gone, None)
+                    self._failures.pop(gone, None)
             return self._waiters.pop(pg_id, [])
 
     def _watch_foreign(self, pg_id: str) -> None:
-        """Subscribe to a group made elsewhere (``pg_watch``); poll if the daemon lacks it."""
+        """Subscribe to a group made elsewhere (``pg_watch``)."""
         try:
             self._client.request("pg_watch", {"pg_id": pg_id})
-        except ValueError as e:
-            if "unknown op" not in str(e).lower():
-                self.on_removed({"pg_id": pg_id})  # no such group
-                return
-            self._poll_foreign(pg_id)
+        except ValueError:
+            self.on_removed({"pg_id": pg_id})  # no such group (or removed long ago)
         except ConnectionError:
             pass  # fail_all runs when the link drops
-
-    def _poll_foreign(self, pg_id: str) -> None:
-        if self._client.conn.closed:
-            return
-        try:
-            entry = self._client.request("pg_table", {"pg_id": pg_id}).get("table") or {}
-        except Exception as e:  # noqa: BLE001 - unknown group: fail its waiters
-            entry = {"state": "REMOVED"}
-            logger.debug("beam: pg_table for %s failed: %s", pg_id, e)
-        state = entry.get("state")
-        if state == "CREATED":
-            self.on_ready({"pg_id": pg_id})
-        elif state == "REMOVED":
-            self.on_removed({"pg_id": pg_id})
-        else:
-            with self._lock:
-                if not self._waiters.get(pg_id):
-                    return
-            timer = threading.Timer(1.0, self._poll_foreign, args=(pg_id,))
-            timer.daemon = True
-            timer.start()

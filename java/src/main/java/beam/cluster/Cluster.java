@@ -102,6 +102,7 @@ public final class Cluster {
         }
         ActorRecord actor = new ActorRecord(actorId, className, name, namespace, owner, options, payload);
         actor.group = group;
+        if (group != null) group.actors.add(actor);
         actors.put(actorId, actor);
         pendingActors.add(actor);
         if (name != null) namedActors.put(key, actor);
@@ -244,6 +245,7 @@ public final class Cluster {
         if (actor.state != ActorRecord.State.DEAD || actor.held != null) return;
         if (actor.state == ActorRecord.State.DEAD && !actor.processGone && actor.pid > 0) return;
         actors.remove(actor.id);
+        if (actor.group != null) actor.group.actors.remove(actor);
         tombstones.put(actor.id, actor.deathMessage);
     }
 
@@ -464,8 +466,9 @@ public final class Cluster {
         for (ActorRecord a : new ArrayList<>(actors.values())) killActor(a, new DeathCause.DaemonStopping());
     }
 
+    /** The group's actors still in the table: a removal costs its own actors, not every actor. */
     synchronized List<ActorRecord> actorsIn(PlacementGroup group) {
-        return actors.values().stream().filter(a -> a.group == group).toList();
+        return List.copyOf(group.actors);
     }
 
     public synchronized List<ActorRecord> liveActors() {
