@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Logger;
 
 /**
@@ -34,6 +35,10 @@ public final class Cluster {
 
     private final String namespace;
     private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
+    /** Nodes by their {@code node:<ip>} resources, in join order (what {@link #candidates} reads). */
+    private final Map<String, List<Node>> nodesWith = new HashMap<>();
+    /** Actors in the table by owner, so that a client leaving costs its own actors, not every actor. */
+    private final Map<Client, Set<ActorRecord>> byOwner = new java.util.IdentityHashMap<>();
     private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
     /** The PENDING actors, in creation order: what a reschedule tries, without walking every actor. */
     private final java.util.LinkedHashSet<ActorRecord> pendingActors = new java.util.LinkedHashSet<>();
@@ -71,6 +76,9 @@ public final class Cluster {
 
     public synchronized void addNode(Node node) {
         nodes.put(node.id, node);
+        for (String name : node.total.asMap().keySet()) {
+            if (name.startsWith("node:")) nodesWith.computeIfAbsent(name, k -> new ArrayList<>()).add(node);
+        }
         reschedule();
     }
 
@@ -104,6 +112,7 @@ public final class Cluster {
         actor.group = group;
         if (group != null) group.actors.add(actor);
         actors.put(actorId, actor);
+        byOwner.computeIfAbsent(owner, o -> new java.util.LinkedHashSet<>()).add(actor);
         pendingActors.add(actor);
         if (name != null) namedActors.put(key, actor);
         if (!tryPlace(actor) && group == null) {
@@ -246,6 +255,8 @@ public final class Cluster {
         if (actor.state == ActorRecord.State.DEAD && !actor.processGone && actor.pid > 0) return;
         actors.remove(actor.id);
         if (actor.group != null) actor.group.actors.remove(actor);
+        Set<ActorRecord> owned = byOwner.get(actor.owner);
+        if (owned != null && owned.remove(actor) && owned.isEmpty()) byOwner.remove(actor.owner);
         tombstones.put(actor.id, actor.deathMessage);
     }
 
@@ -274,7 +285,7 @@ public final class Cluster {
             }
             return false;
         }
-        for (Node n : nodes.values()) {
+        for (Node n : candidates(request)) {
             if (!n.alive || !n.available.fits(request)) continue;
             Map<String, Map<String, Long>> devices = n.devices.allocate(request);
             if (devices == null) continue;
@@ -283,6 +294,18 @@ public final class Cluster {
             return true;
         }
         return false;
+    }
+
+    /**
+     * The nodes that could hold {@code request}, in join order: only those with its
+     * {@code node:<ip>} resource when it names one (an actor pinned to a node costs one
+     * lookup, not a pass over 10,000 nodes), else every node.
+     */
+    private Collection<Node> candidates(Resources request) {
+        for (String name : request.asMap().keySet()) {
+            if (name.startsWith("node:")) return nodesWith.getOrDefault(name, List.of());
+        }
+        return nodes.values();
     }
 
     private void start(ActorRecord actor, Node node, Map<String, Map<String, Long>> devices) {
@@ -448,10 +471,10 @@ public final class Cluster {
         if (clients.isEmpty()) return;
         java.util.Set<Client> gone = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         gone.addAll(clients);
-        for (ActorRecord a : new ArrayList<>(actors.values())) {
-            if (gone.contains(a.owner) && !a.options.detached()) {
-                killActor(a, new DeathCause.OwnerExited(a.owner.describe()));
-            }
+        List<ActorRecord> owned = new ArrayList<>(); // by the owner index: an actor's worker leaving owns none
+        for (Client c : gone) owned.addAll(byOwner.getOrDefault(c, Set.of()));
+        for (ActorRecord a : owned) {
+            if (!a.options.detached()) killActor(a, new DeathCause.OwnerExited(a.owner.describe()));
         }
         groups.onOwnersGone(gone);
         for (ActorRecord a : actors.values()) {
