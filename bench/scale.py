@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -58,11 +59,9 @@ def proc_rss(pid):
 
 
 def cpu_percent(pids, secs):
-    before = {p: proc_cpu(p) for p in pids}
-    t0 = time.monotonic()
+    before, t0 = {p: proc_cpu(p) for p in pids}, time.monotonic()
     time.sleep(secs)
-    dt = time.monotonic() - t0
-    return {p: 100.0 * (proc_cpu(p) - before[p]) / dt for p in pids}
+    return {p: 100.0 * (proc_cpu(p) - before[p]) / (time.monotonic() - t0) for p in pids}
 
 
 def raise_fd_limit():
@@ -70,7 +69,6 @@ def raise_fd_limit():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return hard
 
 
 def start_fakes(n, node, session, per_process):
@@ -242,7 +240,9 @@ def run_one(n, args):
         stop_fakes(fakes)
         if head is not None:
             subprocess.run([big_tables.ray_bin(), "stop", "--temp-dir", tmp], env=env, capture_output=True, timeout=120)
-        if not ok:
+        if ok:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
             log(f"N={n}: failed; the head's session (logs) is kept in {tmp}")
 
 
