@@ -41,10 +41,16 @@ def fake_ip(i):
     return f"10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}"
 
 
+def host_is_loopback(address):
+    return address.rsplit(":", 1)[0].startswith("127.")
+
+
 class FakeNode:
     def __init__(self, index, address, token, gpus):
         self.index = index
         self.ip = fake_ip(index)
+        a, b, c = self.ip.split(".")[1:]  # 10.a.b.c -> 127.(a+1).b.c
+        self.source = f"127.{int(a) + 1}.{b}.{c}" if host_is_loopback(address) else "0.0.0.0"
         self.node_id = secrets.token_hex(28)
         self.address = address
         self.token = token
@@ -67,7 +73,9 @@ class FakeNode:
     async def join(self, sem):
         host, port = self.address.rsplit(":", 1)
         async with sem:
-            reader, self.writer = await asyncio.open_connection(host, int(port))
+            # each node from an address of its own, as real nodes are: the head bounds the
+            # handshakes in progress per source address (link/Strangers)
+            reader, self.writer = await asyncio.open_connection(host, int(port), local_addr=(self.source, 0))
             challenge, _ = await self.read(reader)
             assert challenge.get("op") == "challenge", challenge
             auth = hmac.new(self.token.encode(), challenge["nonce"].encode(), hashlib.sha256).hexdigest()

@@ -55,6 +55,7 @@ class Client:
         self.on_lost = None  # extra callback when the link drops (the worker exits on it)
         for op, handler in (("result", self._on_result), ("log", self._on_log),
                             ("pg_ready", self.pgs.on_ready), ("pg_removed", self.pgs.on_removed),
+                            ("pg_failed", self.pgs.on_failed),
                             ("pg_waiting", self.pgs.on_waiting), ("warning", self._on_warning),
                             *(handlers or {}).items()):
             self.conn.on(op, handler)

@@ -1,8 +1,18 @@
 """Placement groups: the PlacementGroup object and Ray's argument checks.
 
-``ready()`` hands out an ObjectRef resolved with the PlacementGroup when the group is
-placed, so it works in ray.get and ray.wait; the client's PgTracker (pgtracker.py) resolves
-it from the daemon's pushes.
+The client's PgTracker (pgtracker.py) follows a group as this process sees it: unknown -> ready (``pg_ready`` pushed)
+-> removed (``pg_removed`` pushed, or we removed it); unknown -> failed (``pg_failed``: the
+daemon refused the group). ``ready()`` hands out an ObjectRef resolved with the
+PlacementGroup when the group is placed, so it works in ray.get and ray.wait. The daemon
+pushes events to the connection that created a group; for a group made elsewhere (handed
+to us, or the actor's own) we subscribe with ``pg_watch`` (the daemon then pushes that
+group's events to us too).
+
+A group of our own costs one round trip from create to remove (docs/PERFORMANCE.md,
+"Placement groups"): ``pg_create`` is one-way (the id is made here, the arguments were
+checked here as Ray checks them, and the daemon's own refusal comes back as ``pg_failed``
+to ``ready()``), ``ready()`` resolves from the push, and ``pg_remove`` is one-way and
+deferred: written with the next frame or when a wait starts (outbox.py).
 """
 
 from __future__ import annotations
@@ -109,8 +119,8 @@ def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> Plac
     c = client.ensure()
     pg_id = ids.new_pg_id(c.job_id)
     c.pgs.created(pg_id)
-    c.request("pg_create", {"pg_id": pg_id, "name": name, "strategy": strategy,
-                            "bundles": specs, "lifetime": lifetime})
+    c.conn.send("pg_create", {"pg_id": pg_id, "name": name, "strategy": strategy,
+                              "bundles": specs, "lifetime": lifetime})
     return PlacementGroup(PlacementGroupID(pg_id), [dict(b) for b in specs])
 
 
@@ -120,8 +130,15 @@ def remove(pg: PlacementGroup) -> None:
     if not isinstance(pg, PlacementGroup):
         raise TypeError(f"remove_placement_group expects a PlacementGroup, got {type(pg)}")
     c = client.ensure()
-    c.request("pg_remove", {"pg_id": pg.id.hex()})
-    c.pgs.on_removed({"pg_id": pg.id.hex()}, b"")
+    pg_id = pg.id.hex()
+    own = c.pgs.removing(pg_id)
+    if own is None:
+        return  # refused at creation or removed already: nothing to remove
+    if own:
+        c.conn.send_later("pg_remove", {"pg_id": pg_id})
+    else:  # made elsewhere: the daemon's answer says whether it exists
+        c.request("pg_remove", {"pg_id": pg_id})
+    c.pgs.on_removed({"pg_id": pg_id}, b"")
 
 
 def table(pg: Optional[PlacementGroup] = None) -> dict:

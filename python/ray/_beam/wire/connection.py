@@ -113,6 +113,12 @@ class Connection(ReadRole):
             raise ConnectionError(self._closed)
         self._write({"op": op, **(fields or {})}, payload)
 
+    def send_later(self, op: str, fields: Optional[dict] = None) -> None:
+        """Send a one-way frame that nothing waits for, with the next write (Outbox.defer)."""
+        if self._closed is not None:
+            raise ConnectionError(self._closed)
+        self._outbox.defer(*framing.encode_parts({"op": op, **(fields or {})}, b""))
+
     def close(self, reason: str = "connection closed by this process") -> None:
         """Close the socket; a thread blocked reading it then sees the end and stops."""
         self._fail(reason)

@@ -13,6 +13,7 @@ and later ones are held back and written together. Per connection:
     HOLDING --a call: held; at MAX_HELD_FRAMES or MAX_HELD_BYTES all written------> HOLDING/SENDING
     HOLDING --any other frame, a call after a gap, a wait starts, flush(): written-> SENDING
     HOLDING --the flusher's next tick (every FLUSH_PERIOD_S): written--------------> SENDING
+    any     --a deferred frame (``defer``: nothing waits for it): held-------------> HOLDING
 
 A wait (``ray.get``, ``ray.wait``, a request's reply, a worker's next call, a ref's future or
 callback) ends the burst, so a sync call loop holds nothing back. Frames always leave in the
@@ -77,6 +78,16 @@ class Outbox:
         try:
             with self._lock:
                 self._send(head, body)
+        except OSError as e:
+            raise self._on_error(e) from None
+
+    def defer(self, head: bytes, body: bytes = b"") -> None:
+        """A frame nothing waits for (``remove_placement_group``): held, and written with the
+        next frame, when a wait starts, or at the flusher's next tick, whichever comes first."""
+        self._check_owner()
+        try:
+            with self._lock:
+                self._hold(head + body, time.monotonic())
         except OSError as e:
             raise self._on_error(e) from None
 

@@ -32,11 +32,8 @@ final class ActorLifecycle {
 
     private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
     private final Map<String, ActorRecord> named = new HashMap<>();
-    /**
-     * Dead actors whose process is gone, kept only as their death message so late calls
-     * still get the real cause; bounded, so the daemon's memory stays flat however many
-     * actors come and go.
-     */
+    private final ActorIndex index = new ActorIndex();
+    /** Dead actors whose process is gone, as their death message only (late calls get the real cause); bounded. */
     private final LinkedHashMap<String, String> tombstones = new LinkedHashMap<>(256, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
@@ -73,6 +70,7 @@ final class ActorLifecycle {
         ActorRecord actor = new ActorRecord(actorId, className, name, namespace, owner, options, payload);
         actor.group = group;
         actors.put(actorId, actor);
+        index.add(actor);
         if (name != null) named.put(key, actor);
         if (!scheduler.submit(actor) && group == null) {
             String never = scheduler.neverFitsAnyNode(options.request());
@@ -181,6 +179,7 @@ final class ActorLifecycle {
         if (actor.state != ActorRecord.State.DEAD || actor.held != null) return;
         if (!actor.processGone && actor.pid > 0) return;
         actors.remove(actor.id);
+        index.remove(actor);
         tombstones.put(actor.id, actor.deathMessage);
     }
 
@@ -267,8 +266,8 @@ final class ActorLifecycle {
 
     /** Kills the actors owned by clients gone (unless detached) and drops what the gone ones waited for. */
     void onClientsGone(Set<Client> gone) {
-        for (ActorRecord a : new ArrayList<>(actors.values())) {
-            if (gone.contains(a.owner) && !a.options.detached()) kill(a, new DeathCause.OwnerExited(a.owner.describe()));
+        for (ActorRecord a : index.ownedBy(gone)) {
+            if (!a.options.detached()) kill(a, new DeathCause.OwnerExited(a.owner.describe()));
         }
     }
 
@@ -284,8 +283,9 @@ final class ActorLifecycle {
         for (ActorRecord a : new ArrayList<>(actors.values())) kill(a, cause);
     }
 
+    /** The group's actors still in the table: a removal costs its own actors, not every actor. */
     List<ActorRecord> in(PlacementGroup group) {
-        return actors.values().stream().filter(a -> a.group == group).toList();
+        return List.copyOf(group.actors);
     }
 
     Collection<ActorRecord> all() {

@@ -2,6 +2,7 @@ package beam.cluster;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,10 +19,19 @@ final class ActorScheduler {
     private final PlacementGroups groups;
     /** The PENDING actors, in creation order: what a reschedule tries, without walking every actor. */
     private final LinkedHashSet<ActorRecord> pending = new LinkedHashSet<>();
+    /** Nodes by their {@code node:<ip>} resources, in join order (what {@link #candidates} reads). */
+    private final Map<String, List<Node>> nodesWith = new HashMap<>();
 
     ActorScheduler(Collection<Node> nodes, PlacementGroups groups) {
         this.nodes = nodes;
         this.groups = groups;
+    }
+
+    /** Indexes a joined node by its {@code node:<ip>} resources. */
+    void nodeAdded(Node node) {
+        for (String name : node.total.asMap().keySet()) {
+            if (name.startsWith("node:")) nodesWith.computeIfAbsent(name, k -> new ArrayList<>()).add(node);
+        }
     }
 
     /** Places a new PENDING actor if it fits now; otherwise it waits for the next reschedule. */
@@ -60,7 +70,7 @@ final class ActorScheduler {
             }
             return false;
         }
-        for (Node n : nodes) {
+        for (Node n : candidates(request)) {
             if (!n.alive || !n.available.fits(request)) continue;
             Map<String, Map<String, Long>> devices = n.devices.allocate(request);
             if (devices == null) continue;
@@ -69,6 +79,18 @@ final class ActorScheduler {
             return true;
         }
         return false;
+    }
+
+    /**
+     * The nodes that could hold {@code request}, in join order: only those with its
+     * {@code node:<ip>} resource when it names one (an actor pinned to a node costs one
+     * lookup, not a pass over 10,000 nodes), else every node.
+     */
+    private Collection<Node> candidates(Resources request) {
+        for (String name : request.asMap().keySet()) {
+            if (name.startsWith("node:")) return nodesWith.getOrDefault(name, List.of());
+        }
+        return nodes;
     }
 
     private void start(ActorRecord actor, Node node, Map<String, Map<String, Long>> devices) {

@@ -66,11 +66,17 @@ public final class Cluster {
      */
     public synchronized void addNode(Node node) {
         nodes.put(node.id, node);
+        scheduler.nodeAdded(node);
         reschedule();
     }
 
     synchronized List<Node> liveNodes() {
         return nodes.values().stream().filter(n -> n.alive).toList();
+    }
+
+    /** Every node, dead ones too, in join order (a placement plan skips the dead itself). */
+    Collection<Node> allNodes() {
+        return nodes.values();
     }
 
     // ---------------------------------------------------------------- actors
@@ -222,6 +228,7 @@ public final class Cluster {
         actors.killAll(new DeathCause.DaemonStopping());
     }
 
+    /** The group's actors still in the table: a removal costs its own actors, not every actor. */
     synchronized List<ActorRecord> actorsIn(PlacementGroup group) {
         return actors.in(group);
     }

@@ -1,10 +1,10 @@
 package beam.cluster;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Where the bundles of a placement group go. Pure functions over the nodes' current free
@@ -27,6 +27,7 @@ final class Placement {
         final Node node;
         final Resources free;
         final NodeDevices devices;
+        boolean used; // a bundle of this plan went here
 
         Trial(Node node) {
             this.node = node;
@@ -42,21 +43,26 @@ final class Placement {
         }
     }
 
-    /** Returns the node for each bundle, or null if the group does not fit right now. */
-    static List<Node> plan(String strategy, List<Resources> specs, List<Node> nodes) {
-        List<Trial> trials = new ArrayList<>();
-        for (Node n : nodes) if (n.alive) trials.add(new Trial(n));
+    /**
+     * Returns the node for each bundle, or null if the group does not fit right now. The cost
+     * follows the nodes a plan looks at, not the cluster: a node's trial copy is made only
+     * once a bundle fits its free resources, so a 10,000-node head places a group without
+     * copying 10,000 nodes' state.
+     */
+    static List<Node> plan(String strategy, List<Resources> specs, Collection<Node> nodes) {
         return switch (strategy) {
             case "STRICT_PACK" -> strictPack(specs, nodes);
-            case "STRICT_SPREAD" -> greedy(specs, trials, true, true);
-            case "SPREAD" -> greedy(specs, trials, true, false);
-            default -> greedy(specs, trials, false, false);
+            case "STRICT_SPREAD" -> greedy(specs, nodes, true, true);
+            case "SPREAD" -> greedy(specs, nodes, true, false);
+            default -> greedy(specs, nodes, false, false);
         };
     }
 
-    private static List<Node> strictPack(List<Resources> specs, List<Node> nodes) {
+    private static List<Node> strictPack(List<Resources> specs, Collection<Node> nodes) {
+        Resources sum = new Resources();
+        specs.forEach(sum::add);
         for (Node n : nodes) {
-            if (!n.alive) continue;
+            if (!n.alive || !n.available.fits(sum)) continue;
             Trial t = new Trial(n);
             boolean all = true;
             for (Resources spec : specs) {
@@ -70,31 +76,46 @@ final class Placement {
         return null;
     }
 
-    /** Greedy bundle-by-bundle: PACK prefers used nodes, SPREAD unused ones; strict forbids reuse. */
-    private static List<Node> greedy(List<Resources> specs, List<Trial> trials, boolean preferUnused, boolean strict) {
-        List<Node> result = new ArrayList<>();
-        Set<Trial> used = new LinkedHashSet<>();
+    /**
+     * Greedy bundle-by-bundle over the nodes in order: PACK tries the nodes it used first,
+     * SPREAD the unused ones first; strict forbids reuse.
+     */
+    private static List<Node> greedy(List<Resources> specs, Collection<Node> nodes, boolean preferUnused,
+                                     boolean strict) {
+        List<Node> result = new ArrayList<>(specs.size());
+        Map<Node, Trial> trials = new HashMap<>();
+        List<Trial> used = new ArrayList<>(); // in order of first use
         for (Resources spec : specs) {
-            List<Trial> order = new ArrayList<>();
-            if (preferUnused) {
-                for (Trial t : trials) if (!used.contains(t)) order.add(t);
-                if (!strict) order.addAll(used);
-            } else {
-                order.addAll(used);
-                for (Trial t : trials) if (!used.contains(t)) order.add(t);
-            }
-            Trial chosen = null;
-            for (Trial t : order) {
-                if (t.take(spec)) {
-                    chosen = t;
-                    break;
-                }
-            }
+            Trial chosen = preferUnused ? null : firstTaking(used, spec);
+            if (chosen == null) chosen = firstUnusedTaking(nodes, trials, spec);
+            if (chosen == null && preferUnused && !strict) chosen = firstTaking(used, spec);
             if (chosen == null) return null;
-            used.add(chosen);
+            if (!chosen.used) {
+                chosen.used = true;
+                used.add(chosen);
+            }
             result.add(chosen.node);
         }
         return result;
+    }
+
+    private static Trial firstTaking(List<Trial> trials, Resources spec) {
+        for (Trial t : trials) if (t.take(spec)) return t;
+        return null;
+    }
+
+    private static Trial firstUnusedTaking(Collection<Node> nodes, Map<Node, Trial> trials, Resources spec) {
+        for (Node n : nodes) {
+            if (!n.alive) continue;
+            Trial t = trials.get(n);
+            if (t != null ? t.used : !n.available.fits(spec)) continue; // untouched: its free is the node's
+            if (t == null) {
+                t = new Trial(n);
+                trials.put(n, t);
+            }
+            if (t.take(spec)) return t;
+        }
+        return null;
     }
 
     /**

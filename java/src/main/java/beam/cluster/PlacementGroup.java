@@ -21,6 +21,8 @@ final class PlacementGroup {
     final boolean detached;
     final long createdNanos = System.nanoTime();
     final Set<Client> watchers = new LinkedHashSet<>();
+    /** Actors created in this group and still in the cluster's table (Cluster keeps it). */
+    final Set<ActorRecord> actors = new LinkedHashSet<>();
     State state = State.PENDING;
     double creationLatencyMs;
     int attempts;

@@ -176,8 +176,7 @@ public final class PlacementGroups {
         g.attempts++;
         List<Bundle> todo = g.bundles.stream().filter(b -> !b.placed()).toList();
         List<Resources> specs = todo.stream().map(b -> b.spec).toList();
-        List<Node> order = cluster.liveNodes();
-        List<Node> plan = Placement.plan(g.strategy, specs, order);
+        List<Node> plan = Placement.plan(g.strategy, specs, cluster.allNodes());
         if (plan == null) return false;
         boolean rescheduled = g.state == PlacementGroup.State.RESCHEDULING;
         for (int i = 0; i < plan.size(); i++) {
@@ -220,10 +219,10 @@ public final class PlacementGroups {
         for (Client w : g.watchers) w.groupWaiting(g.id, message);
     }
 
-    /** Called about once a second: repeats waiting reasons every 10 s. */
+    /** Called about once a second: repeats waiting reasons every 10 s (a pass over the waiting groups only). */
     public void tick() {
         synchronized (cluster) {
-            for (PlacementGroup g : groups.values()) {
+            for (PlacementGroup g : waiting) {
                 if (g.state == PlacementGroup.State.PENDING) warnWaiting(g, false);
             }
         }

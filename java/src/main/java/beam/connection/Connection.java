@@ -42,6 +42,7 @@ public final class Connection implements AutoCloseable {
      * more than this piles up for it is cut off, so it cannot grow the daemon's heap.
      */
     public static final long MAX_QUEUED_BYTES = 1L << 30;
+    static final int READ_BUFFER_BYTES = 8 * 1024;
 
     private final Transport transport;
     private final FrameCodec codec;
@@ -78,8 +79,10 @@ public final class Connection implements AutoCloseable {
         this.codec = codec;
         this.peer = peer;
         this.scheduler = scheduler;
-        // DataInputStream once here, not per frame in FrameCodec.decode
-        this.in = new DataInputStream(new BufferedInputStream(new TransportInput(transport), 64 * 1024));
+        // DataInputStream once here, not per frame in FrameCodec.decode. The buffer is per link
+        // (a head holds one per node: 64 KiB made 10,000 nodes cost 640 MiB of heap); a payload
+        // bigger than it is read straight into its own array, past the buffer.
+        this.in = new DataInputStream(new BufferedInputStream(new TransportInput(transport), READ_BUFFER_BYTES));
         this.outbox = new Outbox(transport, peer, open, this::close, maxQueuedBytes);
         outbox.start(threads);
     }

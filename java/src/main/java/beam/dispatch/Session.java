@@ -154,6 +154,8 @@ public final class Session implements FramedClient {
                 String oid = frame.header().get("oid").asText();
                 if (oid.length() == 56) out.send(Frames.failedResult(oid, "error", "ValueError", e.getMessage()));
                 else LOG.warning(describe() + ": " + e.getMessage());
+            } else if (frame.op().equals("pg_create") && frame.header().path("pg_id").isTextual()) {
+                out.send(Frames.pgEvent("pg_failed", frame.header().get("pg_id").asText(), e.getMessage()));
             } else {
                 LOG.warning(describe() + " sent a bad one-way message: " + e.getMessage());
             }
@@ -192,13 +194,28 @@ public final class Session implements FramedClient {
                 out.send(ActorHandle.reply(g.rid(), actor));
             }
             case Request.PgCreate p -> {
-                cluster.groups().create(this, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
-                        OptionsParser.bundles(p.rid(), p.bundles()), p.detached());
-                out.send(new Frame(Frames.ok(p.rid())));
+                try {
+                    cluster.groups().create(this, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
+                            OptionsParser.bundles(p.rid(), p.bundles()), p.detached());
+                } catch (RequestException | BadRequest e) {
+                    if (p.rid() >= 0) throw e;
+                    // one-way (the shim's fast path): the refusal reaches the group's ready()
+                    out.send(Frames.pgEvent("pg_failed", p.pgId(), e.getMessage()));
+                    return;
+                }
+                if (p.rid() >= 0) out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgRemove p -> {
-                cluster.groups().remove(p.pgId());
-                out.send(new Frame(Frames.ok(p.rid())));
+                try {
+                    cluster.groups().remove(p.pgId());
+                } catch (RequestException e) {
+                    if (p.rid() >= 0) throw e;
+                    ObjectNode warning = Frames.header("warning");
+                    warning.put("message", "remove_placement_group: " + e.getMessage());
+                    out.send(new Frame(warning));
+                    return;
+                }
+                if (p.rid() >= 0) out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.PgTable p -> {
                 if (p.pgId() == null) { // every group: compact rows (cluster.GroupTable)

@@ -124,9 +124,10 @@ public sealed interface Request {
             case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"));
             case "kill" -> new Kill(f.rid(), f.hex("actor_id", 32));
             case "get_actor" -> new GetActor(f.rid(), f.text("name"), f.optText("namespace"));
-            case "pg_create" -> new PgCreate(f.rid(), f.hex("pg_id", 36), f.optText("name"), f.text("strategy"),
+            // pg_create and pg_remove may come one-way (no rid): the shim's fast path, docs/PROTOCOL.md
+            case "pg_create" -> new PgCreate(f.ridOrMinus(), f.hex("pg_id", 36), f.optText("name"), f.text("strategy"),
                     f.array("bundles"), "detached".equals(f.optText("lifetime")));
-            case "pg_remove" -> new PgRemove(f.rid(), f.hex("pg_id", 36));
+            case "pg_remove" -> new PgRemove(f.ridOrMinus(), f.hex("pg_id", 36));
             case "pg_table" -> new PgTable(f.rid(), h.hasNonNull("pg_id") ? f.hex("pg_id", 36) : null);
             case "pg_watch" -> new PgWatch(f.rid(), f.hex("pg_id", 36));
             case "cluster_state" -> new ClusterState(f.rid());

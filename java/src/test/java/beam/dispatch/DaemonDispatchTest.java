@@ -249,6 +249,31 @@ class DaemonDispatchTest {
     }
 
     @Test
+    void oneWayPlacementGroupOpsStillReportRefusals() throws Exception {
+        try (Raw c = new Raw()) {
+            c.hello();
+            String pg = Ids.randomHex(18);
+            var json = FrameCodec.json();
+            String create = "{\"op\":\"pg_create\",\"pg_id\":\"" + pg + "\",\"strategy\":\"PACK\",\"bundles\":[{\"GPU\":1}]}";
+            c.send((ObjectNode) json.readTree(create), new byte[0]);
+            Frame ready = c.read();
+            assertThat(ready.op()).isEqualTo("pg_ready");
+            assertThat(ready.header().get("pg_id").asText()).isEqualTo(pg);
+            c.send((ObjectNode) json.readTree("{\"op\":\"pg_remove\",\"pg_id\":\"" + pg + "\"}"), new byte[0]);
+            assertThat(c.request("{\"op\":\"cluster_state\"}").get("available").get("GPU").asDouble()).isEqualTo(2.0);
+            c.send((ObjectNode) json.readTree(create), new byte[0]);
+            Frame refused = c.read();
+            assertThat(refused.op()).isEqualTo("pg_failed");
+            assertThat(refused.header().get("message").asText()).contains("already in use");
+            String unknown = Ids.randomHex(18);
+            c.send((ObjectNode) json.readTree("{\"op\":\"pg_remove\",\"pg_id\":\"" + unknown + "\"}"), new byte[0]);
+            Frame warning = c.read();
+            assertThat(warning.op()).isEqualTo("warning");
+            assertThat(warning.header().get("message").asText()).contains(unknown).contains("does not exist");
+        }
+    }
+
+    @Test
     void sessionDirectoryLooksLikeRays() throws Exception {
         Path latest = temp.resolve("session_latest");
         assertThat(Files.isSymbolicLink(latest)).isTrue();
