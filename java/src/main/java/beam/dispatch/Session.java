@@ -193,39 +193,9 @@ public final class Session implements FramedClient {
                 ActorRecord actor = cluster.actorByName(g.name(), g.namespace() != null ? g.namespace() : namespace);
                 out.send(ActorHandle.reply(g.rid(), actor));
             }
-            case Request.PgCreate p -> {
-                try {
-                    cluster.groups().create(this, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
-                            OptionsParser.bundles(p.rid(), p.bundles()), p.detached());
-                } catch (RequestException | BadRequest e) {
-                    if (p.rid() >= 0) throw e;
-                    // one-way (the shim's fast path): the refusal reaches the group's ready()
-                    out.send(Frames.pgEvent("pg_failed", p.pgId(), e.getMessage()));
-                    return;
-                }
-                if (p.rid() >= 0) out.send(new Frame(Frames.ok(p.rid())));
-            }
-            case Request.PgRemove p -> {
-                try {
-                    cluster.groups().remove(p.pgId());
-                } catch (RequestException e) {
-                    if (p.rid() >= 0) throw e;
-                    ObjectNode warning = Frames.header("warning");
-                    warning.put("message", "remove_placement_group: " + e.getMessage());
-                    out.send(new Frame(warning));
-                    return;
-                }
-                if (p.rid() >= 0) out.send(new Frame(Frames.ok(p.rid())));
-            }
-            case Request.PgTable p -> {
-                if (p.pgId() == null) { // every group: compact rows (cluster.GroupTable)
-                    out.send(Frames.okWithBody(p.rid(), cluster.groups().tableRows()));
-                    return;
-                }
-                ObjectNode reply = Frames.ok(p.rid());
-                reply.set("table", cluster.groups().table(p.pgId()));
-                out.send(new Frame(reply));
-            }
+            case Request.PgCreate p -> GroupRequests.create(p, this, cluster.groups(), out);
+            case Request.PgRemove p -> GroupRequests.remove(p, cluster.groups(), out);
+            case Request.PgTable p -> GroupRequests.table(p, cluster.groups(), out);
             case Request.PgWatch p -> {
                 cluster.groups().watch(this, p.pgId());
                 out.send(new Frame(Frames.ok(p.rid())));

@@ -1,0 +1,57 @@
+package beam.dispatch;
+
+import beam.cluster.Client;
+import beam.cluster.PlacementGroups;
+import beam.cluster.RequestException;
+import beam.codec.Frame;
+import beam.protocol.Frames;
+import beam.protocol.Request;
+import beam.protocol.Request.BadRequest;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * A session's placement-group requests. {@code pg_create} and {@code pg_remove} come either
+ * as requests (with a rid: answered, a refusal is the error reply) or one-way (the shim's fast
+ * path for its own groups, no rid): then a refused create comes back as {@code pg_failed},
+ * which fails the group's {@code ready()}, and a refused remove as a {@code warning}.
+ */
+final class GroupRequests {
+    private GroupRequests() {
+    }
+
+    static void create(Request.PgCreate p, Client me, PlacementGroups groups, FrameSink out)
+            throws RequestException, BadRequest {
+        try {
+            groups.create(me, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
+                    OptionsParser.bundles(p.rid(), p.bundles()), p.detached());
+        } catch (RequestException | BadRequest e) {
+            if (p.rid() >= 0) throw e;
+            out.send(Frames.pgEvent("pg_failed", p.pgId(), e.getMessage()));
+            return;
+        }
+        if (p.rid() >= 0) out.send(new Frame(Frames.ok(p.rid())));
+    }
+
+    static void remove(Request.PgRemove p, PlacementGroups groups, FrameSink out) throws RequestException {
+        try {
+            groups.remove(p.pgId());
+        } catch (RequestException e) {
+            if (p.rid() >= 0) throw e;
+            ObjectNode warning = Frames.header("warning");
+            warning.put("message", "remove_placement_group: " + e.getMessage());
+            out.send(new Frame(warning));
+            return;
+        }
+        if (p.rid() >= 0) out.send(new Frame(Frames.ok(p.rid())));
+    }
+
+    static void table(Request.PgTable p, PlacementGroups groups, FrameSink out) throws RequestException {
+        if (p.pgId() == null) { // every group: compact rows (cluster.GroupTable)
+            out.send(Frames.okWithBody(p.rid(), groups.tableRows()));
+            return;
+        }
+        ObjectNode reply = Frames.ok(p.rid());
+        reply.set("table", groups.table(p.pgId()));
+        out.send(new Frame(reply));
+    }
+}
