@@ -10,6 +10,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import beam.cluster.AcceleratorKind;
+import beam.util.Ids;
 
 /** Validates the {@code options} object of {@code create_actor} into {@link ActorOptions}, and {@code pg_create}'s bundles. */
 final class OptionsParser {
@@ -28,13 +30,13 @@ final class OptionsParser {
             request.set("CPU", units(o, "num_cpus"));
             request.set("GPU", units(o, "num_gpus"));
             for (Map.Entry<String, Long> e : request.asMap().entrySet()) {
-                beam.cluster.AcceleratorKind kind = beam.cluster.AcceleratorKind.forResource(e.getKey());
+                AcceleratorKind kind = AcceleratorKind.forResource(e.getKey());
                 String refused = kind == null ? null : kind.checkRequest(e.getValue());
                 if (refused != null) throw new IllegalArgumentException(refused);
             }
             if (o.hasNonNull("memory")) request.set("memory", units(o, "memory"));
             String pg = o.hasNonNull("pg_id") ? o.get("pg_id").asText() : null;
-            if (pg != null && !beam.util.Ids.isHex(pg, 36)) throw new IllegalArgumentException("pg_id must be 36 hex characters");
+            if (pg != null && !Ids.isHex(pg, 36)) throw new IllegalArgumentException("pg_id must be 36 hex characters");
             int bundle = o.path("bundle_index").asInt(-1);
             Map<String, String> env = new LinkedHashMap<>();
             JsonNode ev = o.get("env_vars");

@@ -1,6 +1,7 @@
 package beam.http;
 
 import java.util.Map;
+import beam.codec.FrameCodec;
 
 /**
  * One GET path of the HTTP face: what it answers and whether it is open to anyone who can
@@ -22,7 +23,7 @@ public record Route(String path, boolean open, Handler handler) {
 
         public static Reply json(Object tree) {
             try {
-                return new Reply(200, "application/json", beam.codec.FrameCodec.json().writeValueAsBytes(tree));
+                return new Reply(200, "application/json", FrameCodec.json().writeValueAsBytes(tree));
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalStateException("a state view failed to serialize", e);
             }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import beam.util.Ids;
 
 /**
  * The head's JSON state API under the dashboard, in the response shapes of Ray's dashboard
@@ -88,7 +89,7 @@ final class StateApi {
     /** Ray's {@code GET /api/v0/logs/file?actor_id=...&lines=N}: the tail of an actor's output. */
     private static Route.Reply actorLog(HeadView head, java.util.Map<String, String> q) throws Route.HttpError {
         String actorId = Query.text(q, "actor_id", null);
-        if (actorId == null || !beam.util.Ids.isHex(actorId, 32)) {
+        if (actorId == null || !Ids.isHex(actorId, 32)) {
             throw new Route.HttpError(400, "query parameter 'actor_id' (32 hex characters) is required");
         }
         int lines = Query.integer(q, "lines", DEFAULT_LIMIT, 1, MAX_LOG_LINES);

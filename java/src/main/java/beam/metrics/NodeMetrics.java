@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import java.util.logging.Logger;
 
 /**
  * One node's Prometheus metrics, built from its state at each scrape (nothing is counted
@@ -36,7 +37,7 @@ public final class NodeMetrics {
         long failedCalls();
     }
 
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(NodeMetrics.class.getName());
+    private static final Logger LOG = Logger.getLogger(NodeMetrics.class.getName());
     private final UserMetrics user;
     private final Supplier<String> healthProblem;
     private final ClusterSource cluster; // null on a joined node

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.logging.Logger;
 
 /**
  * The {@code ray.util.metrics} values of this node's processes (docs/PROTOCOL.md,
@@ -46,7 +47,7 @@ public final class UserMetrics {
     private long lastWarningNanos = System.nanoTime() - WARN_EVERY_NANOS;
     /** A refused report is logged (beamd.log) at most this often: a process resends every 2 s. */
     static final long WARN_EVERY_NANOS = 60_000_000_000L;
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(UserMetrics.class.getName());
+    private static final Logger LOG = Logger.getLogger(UserMetrics.class.getName());
 
     /**
      * Takes one process's report ({@code metrics}: the frame's list). Returns null when all of

@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Pattern;
+import beam.codec.FrameCodec;
 
 /**
  * Which accelerators this host has, found as Ray finds them where that is cheap: device
@@ -168,7 +170,7 @@ public final class AcceleratorProbe {
         if (n > 0) return n;
         java.util.Set<String> gpus = new java.util.TreeSet<>();
         for (String line : tool.apply(List.of("rocm-smi", "--showid"))) {
-            var m = java.util.regex.Pattern.compile("^GPU\\[(\\d+)]").matcher(line);
+            var m = Pattern.compile("^GPU\\[(\\d+)]").matcher(line);
             if (m.find()) gpus.add(m.group(1));
         }
         return gpus.size();
@@ -202,7 +204,7 @@ public final class AcceleratorProbe {
         String json = String.join("\n", tool.apply(List.of(ls.toString(), "--json-output")));
         try {
             int n = 0;
-            for (var d : beam.codec.FrameCodec.json().readTree(json)) n += d.path("nc_count").asInt(0);
+            for (var d : FrameCodec.json().readTree(json)) n += d.path("nc_count").asInt(0);
             return n;
         } catch (IOException e) {
             return 0;

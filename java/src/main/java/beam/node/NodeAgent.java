@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import beam.cluster.AcceleratorKind;
 
 /**
  * The local node's hands: starts one Python worker process per actor (handing it one of the
@@ -38,7 +41,7 @@ public final class NodeAgent {
      * (PR_SET_PDEATHSIG) to kill it when the thread that forked it ends, so that thread must
      * live as long as the daemon; a pooled or virtual thread's carrier would not.
      */
-    private final java.util.concurrent.ExecutorService launcher = java.util.concurrent.Executors.newSingleThreadExecutor(
+    private final ExecutorService launcher = Executors.newSingleThreadExecutor(
             r -> Thread.ofPlatform().daemon().name("actor-launcher").unstarted(r));
 
     /** This host's accelerators: which kind each resource is here, and how many units it has. */
@@ -246,7 +249,7 @@ public final class NodeAgent {
     private void setVisibleDevices(SpawnSpec spec, Map<String, String> env) {
         spec.deviceIds().forEach((resource, ids) -> {
             NodeAccelerator here = accelerators.get(resource);
-            beam.cluster.AcceleratorKind kind = here != null ? here.kind() : beam.cluster.AcceleratorKind.forResource(resource);
+            AcceleratorKind kind = here != null ? here.kind() : AcceleratorKind.forResource(resource);
             if (kind == null) return;
             int units = here == null ? ids.size() : here.ids().size();
             kind.visibility(ids, units, env).forEach((name, value) -> {

@@ -4,6 +4,7 @@ import beam.cluster.ActorRecord;
 import beam.cluster.ProcessContext;
 import java.util.List;
 import java.util.Map;
+import beam.cluster.Resources;
 
 /**
  * What a node needs to start one actor's worker process. Built by the head from the
@@ -18,7 +19,7 @@ import java.util.Map;
 public record SpawnSpec(String actorId, String className, Map<String, List<String>> deviceIds,
                         Map<String, String> envVars, ProcessContext context, boolean logToOwner, int ompThreads) {
     public static SpawnSpec of(ActorRecord actor, Map<String, List<String>> deviceIds) {
-        int cpus = (int) (actor.options().request().get("CPU") / beam.cluster.Resources.UNIT);
+        int cpus = (int) (actor.options().request().get("CPU") / Resources.UNIT);
         return new SpawnSpec(actor.id(), actor.className(), deviceIds, actor.options().envVars(),
                 actor.owner().processContext(), actor.owner().logToDriver(), Math.max(1, cpus));
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 
 /** Runs a vendor tool (nvidia-smi, amd-smi, neuron-ls) for the accelerator probe. */
 final class VendorTools {
@@ -18,7 +19,7 @@ final class VendorTools {
         try {
             Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             p.getOutputStream().close();
-            var out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            var out = CompletableFuture.supplyAsync(() -> {
                 try {
                     return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 } catch (IOException e) {
