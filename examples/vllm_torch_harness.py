@@ -460,11 +460,16 @@ def run_scenario(kind="loopback", python=sys.executable, log=print, failure="kil
 
 
 def _workers_of(host):
+    """The host's actor workers; idle pooled ones (named ``beam-idle`` until they take on an
+    actor, beam.node.WorkerPool) are the node's standby, not actors."""
     out = []
     for pid in host.pids():
         with contextlib.suppress(OSError):
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"ray._beam.worker" in f.read():
+                if b"ray._beam.worker" not in f.read():
+                    continue
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "beam-idle":
                     out.append(pid)
     return out
 
