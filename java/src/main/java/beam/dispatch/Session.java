@@ -4,6 +4,7 @@ import beam.cluster.ActorRecord;
 import beam.cluster.Cluster;
 import beam.cluster.RequestException;
 import beam.codec.Frame;
+import beam.codec.RelayHeader;
 import beam.cluster.ProcessContext;
 import beam.protocol.Frames;
 import beam.protocol.Protocol;
@@ -145,9 +146,13 @@ public final class Session implements FramedClient {
     }
 
     private void handle(Frame frame) {
+        if (frame.relay() != null) {
+            relay(frame.relay(), frame);
+            return;
+        }
         Request request;
         try {
-            request = frame.relay() != null ? Request.of(frame.relay()) : Request.parse(frame.header());
+            request = Request.parse(frame.header());
         } catch (BadRequest e) {
             if (e.rid() >= 0) out.send(Frames.error(e.rid(), "ValueError", e.getMessage()));
             else if (frame.header().hasNonNull("oid") && frame.header().get("oid").isTextual()) {
@@ -173,6 +178,29 @@ public final class Session implements FramedClient {
             if (request.rid() >= 0) {
                 out.send(Frames.error(request.rid(), "RuntimeError", "internal error in the beam daemon: " + e));
             }
+        }
+    }
+
+    /**
+     * A plain call or result (the header scanned by {@link RelayHeader}), forwarded
+     * with the bytes it came with. Every call takes this path, so it is kept apart from
+     * {@link #dispatch}'s switch over every op: a small method that the JIT compiles within a
+     * fresh daemon's first calls, where the whole switch (~1 KB of bytecode) compiled late and
+     * slowly, in those calls' tail (docs/PERFORMANCE.md, "Cold shape").
+     */
+    private void relay(RelayHeader relay, Frame frame) {
+        try {
+            if (relay.isCall()) {
+                cluster.call(this, relay.actorId(), relay.oid(), relay.method(), frame);
+            } else {
+                if (actorId == null) throw RequestException.value("only actor workers send results");
+                if (!"ok".equals(relay.status())) cluster.callStats().failed();
+                cluster.onResult(actorId, relay.oid(), frame);
+            }
+        } catch (RequestException e) {
+            LOG.warning(describe() + ": " + e.getMessage()); // one-way: no reply to send
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "bug while handling " + relay.op() + " from " + describe(), e);
         }
     }
 
@@ -219,10 +247,6 @@ public final class Session implements FramedClient {
             case Request.Result r -> {
                 if (actorId == null) throw RequestException.value("only actor workers send results");
                 if (!"ok".equals(r.status())) cluster.callStats().failed();
-                if (frame.relay() != null) { // exactly the fields a driver gets: forward the bytes as they are
-                    cluster.onResult(actorId, r.oid(), frame);
-                    return;
-                }
                 ObjectNode h = frame.header();
                 ObjectNode out = Frames.header("result");
                 out.put("oid", r.oid());

@@ -1,6 +1,5 @@
 package beam.protocol;
 
-import beam.codec.RelayHeader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
@@ -104,12 +103,6 @@ public sealed interface Request {
         public long rid() {
             return rid;
         }
-    }
-
-    /** The request of a plain call or result, whose fields {@link RelayHeader#scan} already checked. */
-    static Request of(RelayHeader relay) {
-        return relay.isCall() ? new Call(relay.actorId(), relay.oid(), relay.method())
-                : new Result(relay.oid(), relay.status());
     }
 
     static Request parse(ObjectNode h) throws BadRequest {

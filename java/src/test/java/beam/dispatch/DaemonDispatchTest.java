@@ -167,6 +167,25 @@ class DaemonDispatchTest {
         }
     }
 
+    /** The relay fast path (Session.relay): both plain forms, sent by a client they do not belong to. */
+    @Test
+    void plainCallAndResultFromTheWrongClientAreAnsweredOrDroppedAndTheConnectionLives() throws Exception {
+        try (Raw c = new Raw()) {
+            c.hello();
+            String oid = Ids.randomHex(28);
+            c.sendBytes(FrameCodec.encode(new Frame((ObjectNode) FrameCodec.json().readTree(
+                    "{\"op\":\"result\",\"oid\":\"" + oid + "\",\"status\":\"ok\"}"), new byte[] {7})));
+            String callOid = Ids.randomHex(28);
+            c.sendBytes(FrameCodec.encode(new Frame((ObjectNode) FrameCodec.json().readTree("{\"op\":\"call\",\"actor_id\":\""
+                    + Ids.randomHex(16) + "\",\"oid\":\"" + callOid + "\",\"method\":\"m\",\"plen\":1}"), new byte[] {1})));
+            Frame f = c.read(); // a driver's result has no caller: dropped, so the call's answer comes first
+            assertThat(f.op()).isEqualTo("result");
+            assertThat(f.header().get("oid").asText()).isEqualTo(callOid);
+            assertThat(f.header().get("status").asText()).isEqualTo("error");
+            assertThat(c.request("{\"op\":\"cluster_state\"}").get("ok").asBoolean()).isTrue();
+        }
+    }
+
     @Test
     void malformedFramesCloseOnlyThatConnection() throws Exception {
         try (Raw good = new Raw()) {
