@@ -20,22 +20,34 @@ exits when its connection closes.
 
 from __future__ import annotations
 
-import argparse
-import collections
-import inspect
-import os
-import sys
-import threading
-import traceback
+import gc
 
+# The imports below (cloudpickle with dataclasses, inspect, logging, typing; beam's client)
+# make tens of thousands of objects that live as long as the process and no garbage, yet
+# they trigger collections that walk them again and again: ~3 ms of the ~45 ms of CPU a
+# worker spends before it can connect (docs/PERFORMANCE.md, "Actor start-up"). Collection
+# is back on before any user code runs.
+_GC_WAS_ON = gc.isenabled()
+gc.disable()
 
-from ray._beam.wire import framing
-from ray._beam.api import pickling
-from ray._beam.api import client as client_mod
-from ray._beam.api import options
-from ray._beam import worker_process
+import collections  # noqa: E402
+import inspect  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import traceback  # noqa: E402
+
+from ray._beam.wire import framing  # noqa: E402
+from ray._beam.api import pickling  # noqa: E402
+from ray._beam.api import client as client_mod  # noqa: E402
+from ray._beam.api import options  # noqa: E402
+from ray._beam import worker_process  # noqa: E402
+
+if _GC_WAS_ON:
+    gc.enable()
 
 _STOP = object()
+USAGE = "usage: python -m ray._beam.worker --socket PATH --actor-id ID"
 
 
 def _safe_repr(obj) -> str:
@@ -235,18 +247,44 @@ async def _awaited(awaitable):
     return await awaitable
 
 
+def parse_args(argv: list[str]) -> tuple[str, str]:
+    """``--socket PATH --actor-id ID``, the daemon's two arguments, in either order (parsed
+    by hand: argparse and gettext cost every worker ~2 ms to import). Anything else is a
+    usage error (exit 2), as argparse would make it."""
+    found = {}
+    i = 0
+    while i < len(argv):
+        name = argv[i].split("=", 1)[0]
+        if name not in ("--socket", "--actor-id"):
+            _usage_error(f"unrecognized argument: {argv[i]}")
+        if "=" in argv[i]:
+            found[name] = argv[i].split("=", 1)[1]
+            i += 1
+        elif i + 1 < len(argv):
+            found[name] = argv[i + 1]
+            i += 2
+        else:
+            _usage_error(f"argument {name}: expected one argument")
+    missing = [n for n in ("--socket", "--actor-id") if n not in found]
+    if missing:
+        _usage_error("the following arguments are required: " + ", ".join(missing))
+    return found["--socket"], found["--actor-id"]
+
+
+def _usage_error(message: str) -> None:
+    print(f"{USAGE}\npython -m ray._beam.worker: error: {message}", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m ray._beam.worker")
-    parser.add_argument("--socket", required=True)
-    parser.add_argument("--actor-id", required=True)
-    args = parser.parse_args(argv)
+    socket_path, actor_id = parse_args(sys.argv[1:] if argv is None else list(argv))
     worker_process.prepare_process()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(line_buffering=True)
         except (AttributeError, ValueError):
             pass
-    Worker(args.socket, args.actor_id).run()
+    Worker(socket_path, actor_id).run()
 
 
 if __name__ == "__main__":

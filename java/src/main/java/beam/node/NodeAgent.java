@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import beam.cluster.AcceleratorKind;
 
 /**
@@ -52,21 +53,26 @@ public final class NodeAgent {
     private final AtomicBoolean poolWarmed = new AtomicBoolean();
     /** Actor starts so far; only the launcher thread touches it. */
     private long starts;
+    /** How long after the last actor start the pool waits to refill ({@link #refillLater}). */
     static final long REFILL_QUIET_MS = 1000;
+    private final long refillQuietMs;
 
     public NodeAgent(ActorEvents events, Path socketPath, Path logDir,
                      Map<String, NodeAccelerator> accelerators, ProcessCap cap) {
-        this(events, socketPath, logDir, accelerators, cap, Environment.current().given(Environment.PYTHON), WorkerPool.SIZE);
+        this(events, socketPath, logDir, accelerators, cap, Environment.current().given(Environment.PYTHON), WorkerPool.SIZE,
+                REFILL_QUIET_MS);
     }
 
     /**
      * @param poolPython the Python that idle pooled workers run: the one that ran `ray start`
      *                   (BEAM_PYTHON, set by the launcher); null for no pool
+     * @param refillQuietMs how long after the last actor start the pool refills
      */
-    public NodeAgent(ActorEvents events, Path socketPath, Path logDir,
-                     Map<String, NodeAccelerator> accelerators, ProcessCap cap,
-                     String poolPython, int poolSize) {
+    NodeAgent(ActorEvents events, Path socketPath, Path logDir,
+              Map<String, NodeAccelerator> accelerators, ProcessCap cap,
+              String poolPython, int poolSize, long refillQuietMs) {
         this.cap = cap;
+        this.refillQuietMs = refillQuietMs;
         this.events = events;
         this.socketPath = socketPath;
         this.logDir = logDir;
@@ -160,16 +166,30 @@ public final class NodeAgent {
 
     /**
      * Refills the pool once no actor has started here for {@link #REFILL_QUIET_MS}: a new
-     * worker's interpreter start and imports (~70 ms of CPU each) would otherwise share the
+     * worker's interpreter start and imports (~50 ms of CPU each) would otherwise share the
      * cores with the actors just started, during their first calls (the cold shape's sync p99,
      * docs/PERFORMANCE.md, "Actor start-up").
      */
     private void refillLater() {
         poolWarmed.set(true);
         long mine = ++starts;
-        Scheduler.system().after(REFILL_QUIET_MS, () -> launcher.execute(() -> {
+        Scheduler.system().after(refillQuietMs, () -> launcher.execute(() -> {
             if (starts == mine) pool.refill();
         }));
+    }
+
+    /**
+     * An actor's end refills the pool at once, without the wait after a start: the cores the
+     * actor used are free now, and a node whose actors end usually gets new ones soon (an
+     * engine restarted, the next job's), which then find idle workers ready. Runs on the
+     * launcher thread, which forks every worker; a closed pool (shutdown) starts none.
+     */
+    private void refillAfterExit() {
+        try {
+            launcher.execute(pool::refill);
+        } catch (RejectedExecutionException e) {
+            // the launcher is gone: the daemon is stopping, so no pool is wanted
+        }
     }
 
     private void watch(SpawnSpec spec, Process process) {
@@ -186,6 +206,7 @@ public final class NodeAgent {
             }
             long oomAfter = OomCounter.read();
             events.exited(spec.actorId(), p.exitValue(), err.tail(), oomBefore < 0 ? 0 : Math.max(0, oomAfter - oomBefore));
+            refillAfterExit();
         });
     }
 

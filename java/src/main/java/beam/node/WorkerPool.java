@@ -18,8 +18,8 @@ import java.util.function.IntSupplier;
 
 /**
  * Idle actor workers, started before anyone asks for an actor: a fresh worker spends most of
- * its first ~70 ms starting the interpreter and importing beam and cloudpickle, which a pooled
- * one has done already (docs/PERFORMANCE.md, "Actor start-up"). A pooled worker waits on its
+ * its first ~45 ms of CPU starting the interpreter and importing beam and cloudpickle, which a
+ * pooled one has done already (docs/PERFORMANCE.md, "Actor start-up"). A pooled worker waits on its
  * stdin for one JSON line, {@code {"argv": [...], "cwd": ..., "env": {...}}}: the actor's whole
  * environment as {@link NodeAgent#environment} computes it for a fresh process, its working
  * directory and its arguments. It applies them before it connects and unpickles the class
