@@ -1,6 +1,7 @@
 package beam.cluster;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
@@ -16,7 +17,7 @@ import java.util.Set;
  * while it was in the table (a superset of those with a call in flight or queued now), and
  * {@link #calledBy} is the reverse. The call path pays one field compare when the caller is
  * the actor's last one, else one identity-map lookup; a result pays nothing. Entries leave
- * with the client ({@link #forgetCaller}) or with the actor ({@link #remove}), so a driver
+ * with the client ({@link #forgetCallers}) or with the actor ({@link #remove}), so a driver
  * that calls many short-lived actors keeps no entry for the retired ones.
  */
 final class ActorIndex {
@@ -68,14 +69,17 @@ final class ActorIndex {
     }
 
     /**
-     * {@code caller} is gone: it leaves the index, and the actors it called are returned
-     * (each once) so that its calls there can be dropped.
+     * The callers {@code gone} leave the index; the actors they called are returned (each
+     * once) so that their calls there can be dropped.
      */
-    Set<ActorRecord> forgetCaller(Client caller) {
-        Set<ActorRecord> called = byCaller.take(caller);
-        for (ActorRecord a : called) {
-            a.callers.remove(caller);
-            if (a.lastCaller == caller) a.lastCaller = null;
+    Set<ActorRecord> forgetCallers(Set<Client> gone) {
+        Set<ActorRecord> called = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Client caller : gone) {
+            for (ActorRecord a : byCaller.take(caller)) {
+                a.callers.remove(caller);
+                if (a.lastCaller == caller) a.lastCaller = null;
+                called.add(a);
+            }
         }
         return called;
     }

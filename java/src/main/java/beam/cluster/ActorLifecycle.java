@@ -3,9 +3,7 @@ package beam.cluster;
 import beam.codec.Frame;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,8 +45,7 @@ final class ActorLifecycle {
     private final ActorHistory history;
     private final CallStats callStats;
 
-    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats,
-                   ActorIndex index) {
+    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats, ActorIndex index) {
         this.scheduler = scheduler;
         this.index = index;
         this.groups = groups;
@@ -278,9 +275,7 @@ final class ActorLifecycle {
 
     /** Calls of clients gone need no answer any more: a pass over the actors they called, not every actor. */
     void forgetCallers(Set<Client> gone) {
-        Set<ActorRecord> called = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Client c : gone) called.addAll(index.forgetCaller(c));
-        for (ActorRecord a : called) {
+        for (ActorRecord a : index.forgetCallers(gone)) {
             if (!a.inFlight.isEmpty()) a.inFlight.values().removeIf(gone::contains);
             if (!a.queued.isEmpty()) a.queued.removeIf(c -> gone.contains(c.caller()));
         }
