@@ -32,7 +32,7 @@ final class ActorLifecycle {
 
     private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
     private final Map<String, ActorRecord> named = new HashMap<>();
-    private final ActorIndex index = new ActorIndex();
+    private final ActorIndex index;
     /** Dead actors whose process is gone, as their death message only (late calls get the real cause); bounded. */
     private final LinkedHashMap<String, String> tombstones = new LinkedHashMap<>(256, 0.75f, false) {
         @Override
@@ -45,8 +45,9 @@ final class ActorLifecycle {
     private final ActorHistory history;
     private final CallStats callStats;
 
-    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats) {
+    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats, ActorIndex index) {
         this.scheduler = scheduler;
+        this.index = index;
         this.groups = groups;
         this.history = history;
         this.callStats = callStats;
@@ -100,10 +101,12 @@ final class ActorLifecycle {
                 yield () -> caller.actorDied(oid, message);
             }
             case PENDING, STARTING -> {
+                index.called(actor, caller);
                 actor.queued.add(new ActorRecord.Call(oid, method, frame, caller));
                 yield null;
             }
             case ALIVE -> {
+                index.called(actor, caller);
                 actor.inFlight.put(oid, caller); // before the frame goes out: a death fails it either way
                 Client worker = actor.worker;
                 yield () -> worker.runCall(oid, method, frame);
@@ -255,8 +258,7 @@ final class ActorLifecycle {
 
     /** The actors of a lost node are dead, their process with it; nothing of theirs is held any more. */
     void onNodeLost(Node node, String reason) {
-        for (ActorRecord a : new ArrayList<>(actors.values())) {
-            if (a.node != node) continue;
+        for (ActorRecord a : index.on(node)) {
             a.processGone = true;
             if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.ip + " (" + reason + ")"));
             a.held = null;
@@ -271,9 +273,9 @@ final class ActorLifecycle {
         }
     }
 
-    /** Calls of clients gone need no answer any more. */
+    /** Calls of clients gone need no answer any more: a pass over the actors they called, not every actor. */
     void forgetCallers(Set<Client> gone) {
-        for (ActorRecord a : actors.values()) {
+        for (ActorRecord a : index.forgetCallers(gone)) {
             if (!a.inFlight.isEmpty()) a.inFlight.values().removeIf(gone::contains);
             if (!a.queued.isEmpty()) a.queued.removeIf(c -> gone.contains(c.caller()));
         }

@@ -40,6 +40,10 @@ public final class ActorRecord {
     String deathMessage;
     final ArrayDeque<Call> queued = new ArrayDeque<>();
     final LinkedHashMap<String, Client> inFlight = new LinkedHashMap<>();
+    /** The clients that called this actor while it is in the table, or null before the first call ({@link ActorIndex}). */
+    Map<Client, Boolean> callers;
+    /** The client of the last call, which the call path checks before {@link #callers}. */
+    Client lastCaller;
 
     ActorRecord(String id, String className, String name, String namespace, Client owner, ActorOptions options,
                 byte[] createPayload) {

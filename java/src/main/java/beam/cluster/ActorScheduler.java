@@ -17,14 +17,16 @@ import java.util.Map;
 final class ActorScheduler {
     private final Collection<Node> nodes;
     private final PlacementGroups groups;
+    private final ActorIndex index;
     /** The PENDING actors, in creation order: what a reschedule tries, without walking every actor. */
     private final LinkedHashSet<ActorRecord> pending = new LinkedHashSet<>();
     /** Nodes by their {@code node:<ip>} resources, in join order (what {@link #candidates} reads). */
     private final Map<String, List<Node>> nodesWith = new HashMap<>();
 
-    ActorScheduler(Collection<Node> nodes, PlacementGroups groups) {
+    ActorScheduler(Collection<Node> nodes, PlacementGroups groups, ActorIndex index) {
         this.nodes = nodes;
         this.groups = groups;
+        this.index = index;
     }
 
     /** Indexes a joined node by its {@code node:<ip>} resources. */
@@ -95,6 +97,7 @@ final class ActorScheduler {
 
     private void start(ActorRecord actor, Node node, Map<String, Map<String, Long>> devices) {
         actor.node = node;
+        index.placed(actor);
         actor.held = actor.options.request().copy();
         actor.devicesHeld = devices;
         actor.deviceIds = NodeDevices.ids(devices);

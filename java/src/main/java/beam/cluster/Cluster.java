@@ -39,10 +39,12 @@ public final class Cluster {
     private final String namespace;
     private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
     final PlacementGroups groups = new PlacementGroups(this);
-    private final ActorScheduler scheduler = new ActorScheduler(nodes.values(), groups);
+    /** Package-private so that tests can see that nothing is left behind in it. */
+    final ActorIndex index = new ActorIndex();
+    private final ActorScheduler scheduler = new ActorScheduler(nodes.values(), groups, index);
     private final ActorHistory history = new ActorHistory();
     private final CallStats callStats = new CallStats();
-    private final ActorLifecycle actors = new ActorLifecycle(scheduler, groups, history, callStats);
+    private final ActorLifecycle actors = new ActorLifecycle(scheduler, groups, history, callStats, index);
 
     public Cluster(String namespace) {
         this.namespace = namespace;
@@ -210,9 +212,10 @@ public final class Cluster {
     }
 
     /**
-     * Clients gone together (every client of a lost node): fate-share their actors and
-     * groups in one pass over the tables, not one per client, so that a lost node's clients
-     * cost one walk of a large cluster's tables under the lock, not one each.
+     * Clients gone together (every client of a lost node): fate-share the actors and groups
+     * they own and drop the calls they wait for. Each costs its own actors and groups, found
+     * through the indexes ({@link ActorIndex}, {@link GroupIndex}), not a pass over the
+     * tables: every killed actor's worker connection comes here.
      */
     public synchronized void onClientsGone(Collection<? extends Client> clients) {
         if (clients.isEmpty()) return;
@@ -235,12 +238,6 @@ public final class Cluster {
 
     public synchronized List<ActorRecord> liveActors() {
         return actors.all().stream().filter(a -> a.state != ActorRecord.State.DEAD).toList();
-    }
-
-    /** A heartbeat round trip to {@code nodeId} took {@code micros}. */
-    public synchronized void onNodeRtt(String nodeId, long micros) {
-        Node node = nodes.get(nodeId);
-        if (node != null) node.rttMicros = micros;
     }
 
     // ------------------------------------------------ reads for views (hold this object's lock)

@@ -17,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  * ALIVE from registration ({@link Cluster#addNode}); DEAD is final: a node that comes back
  * registers as a new node with a new id. Its resources leave the cluster totals when it
  * dies. Fields are guarded by the {@link Cluster} lock; so are the accessors of the ones that
- * change.
+ * change, but for the heartbeat's round trip (volatile, see {@link #heardRtt}).
  */
 public final class Node {
     final String id;
@@ -34,8 +34,13 @@ public final class Node {
     final long startedMillis = System.currentTimeMillis();
     boolean alive = true;
     String deathReason = "";
-    /** Last heartbeat round trip to this node's daemon, or -1 (the head's own node, or none yet). */
-    long rttMicros = -1;
+    /**
+     * Last heartbeat round trip to this node's daemon, or -1 (the head's own node, or none
+     * yet). Written by the node's link reader without the cluster lock: a pong must never
+     * wait behind a long pass under that lock, or the frames behind it on the same link
+     * (the node's pings) are not read and the node is declared lost.
+     */
+    private volatile long rttMicros = -1;
     /** What the node reported about itself (versions, interfaces, GPUs, probe port). */
     ObjectNode facts = JsonNodeFactory.instance.objectNode();
 
@@ -99,6 +104,11 @@ public final class Node {
 
     public long rttMicros() {
         return rttMicros;
+    }
+
+    /** A heartbeat round trip to this node took {@code micros} (any thread, no lock). */
+    public void heardRtt(long micros) {
+        rttMicros = micros;
     }
 
     /** What the node reported about itself; a live object: read it with the cluster lock held. */

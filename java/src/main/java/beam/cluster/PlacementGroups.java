@@ -39,6 +39,8 @@ public final class PlacementGroups {
     private final LinkedHashSet<PlacementGroup> waiting = new LinkedHashSet<>();
     /** Ids of the REMOVED groups still in {@link #groups}, oldest removal first. */
     private final ArrayDeque<String> removed = new ArrayDeque<>();
+    /** Package-private so that tests can see that nothing is left behind in it. */
+    final GroupIndex index = new GroupIndex();
 
     PlacementGroups(Cluster cluster) {
         this.cluster = cluster;
@@ -50,7 +52,8 @@ public final class PlacementGroups {
             if (groups.containsKey(id)) throw RequestException.value("placement group id " + id + " is already in use");
             GroupRules.check(strategy, bundles);
             PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, owner, detached);
-            g.watchers.add(owner);
+            index.watch(g, owner);
+            index.created(g);
             groups.put(id, g);
             waiting.add(g);
             if (!tryPlace(g)) warnWaiting(g, true);
@@ -64,7 +67,7 @@ public final class PlacementGroups {
             switch (g.state) {
                 case CREATED -> client.groupReady(id);
                 case REMOVED -> client.groupRemoved(id);
-                case PENDING, RESCHEDULING -> g.watchers.add(client);
+                case PENDING, RESCHEDULING -> index.watch(g, client);
             }
         }
     }
@@ -83,7 +86,7 @@ public final class PlacementGroups {
         g.state = PlacementGroup.State.REMOVED;
         waiting.remove(g);
         for (Client w : g.watchers) w.groupRemoved(g.id);
-        g.watchers.clear();
+        index.removed(g);
         removed.addLast(g.id);
         while (removed.size() > MAX_REMOVED) groups.remove(removed.pollFirst()); // O(1), in any order of removal
         if (wasCreated) {
@@ -99,16 +102,15 @@ public final class PlacementGroups {
         }
     }
 
-    /** Clients gone (a driver, or every client of a lost node at once): one pass over the groups. */
+    /** Clients gone: the groups they watch forget them, then those they own go (their own groups, not all). */
     void onOwnersGone(Set<Client> gone) {
-        for (PlacementGroup g : new ArrayList<>(groups.values())) {
-            if (!g.watchers.isEmpty()) g.watchers.removeAll(gone);
-            if (gone.contains(g.owner) && !g.detached) removeGroup(g);
-        }
+        for (Client c : gone) index.forgetWatcher(c);
+        for (Client c : gone) index.ownedBy(c).forEach(this::removeGroup);
     }
 
+    /** The groups with a bundle on a lost node reschedule those bundles (a pass over these groups only). */
     void onNodeLost(Node node) {
-        for (PlacementGroup g : groups.values()) {
+        for (PlacementGroup g : index.lostWith(node)) {
             if (g.state != PlacementGroup.State.CREATED && g.state != PlacementGroup.State.RESCHEDULING) continue;
             boolean hit = false;
             for (Bundle b : g.bundles) {
@@ -185,6 +187,7 @@ public final class PlacementGroups {
             Map<String, Map<String, Long>> devices = n.devices.allocate(b.spec);
             n.available.subtract(b.spec);
             b.node = n;
+            index.placed(g, n);
             b.devicesTakenFromNode = devices;
             b.devices = NodeDevices.of(devices);
             b.available = b.spec.copy();
@@ -198,7 +201,7 @@ public final class PlacementGroups {
         g.creationLatencyMs = (System.nanoTime() - g.createdNanos) / 1e6;
         g.waitingReason = "";
         for (Client w : g.watchers) w.groupReady(g.id);
-        g.watchers.clear();
+        index.watchersTold(g);
         cluster.reschedule();
         return true;
     }

@@ -139,10 +139,11 @@ public final class HeadGate {
         connection.send(LinkCodec.encode(new LinkMessage.Welcome(rid, daemon.nodeId(), daemon.cluster().namespace(),
                 heartbeat.periodMillis(), heartbeat.timeoutMillis())));
         ObjectNode facts = join.facts() != null ? join.facts() : JsonNodeFactory.instance.objectNode();
-        daemon.cluster().addNode(new Node(nodeId, ip, join.hostname() != null ? join.hostname() : ip, false, resources,
-                accelerators, link).withFacts(facts));
+        Node node = new Node(nodeId, ip, join.hostname() != null ? join.hostname() : ip, false, resources,
+                accelerators, link).withFacts(facts);
+        daemon.cluster().addNode(node);
         LOG.info("node " + ip + " (" + nodeId + ") joined with " + resources);
-        link.run();
+        link.run(node);
     }
 
     private static void refuse(Connection connection, long rid, String message) {

@@ -2,6 +2,7 @@ package beam.link;
 
 import beam.cluster.ActorRecord;
 import beam.cluster.Cluster;
+import beam.cluster.Node;
 import beam.cluster.NodeLink;
 import beam.codec.Frame;
 import beam.codec.FrameException;
@@ -62,6 +63,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private final Pulse pulse;
     private final Consumer<ToHead> handler = this::handle; // made once, not per frame
     private boolean left; // read thread only
+    private Node node; // read thread only: set by run()
 
     MemberLink(Connection connection, DaemonContext daemon, String nodeId, String nodeIp, String sessionDir,
                Heartbeat heartbeat, Pulse pulse) {
@@ -76,8 +78,9 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         this.heartbeat = heartbeat;
     }
 
-    /** Reads the link until it closes, then declares the node lost (unless it left cleanly). */
-    void run() {
+    /** Reads the link of {@code node} until it closes, then declares the node lost (unless it left cleanly). */
+    void run(Node node) {
+        this.node = node;
         pulse.add(this::beat);
         BlockingReader.feed(connection, this);
     }
@@ -105,7 +108,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
             }
             case LinkMessage.Ping p -> { }
             case LinkMessage.Pong p -> { // the answer to our ping, carrying the time we sent it
-                if (p.t() != 0) cluster.onNodeRtt(nodeId, Math.max(0, (System.nanoTime() - p.t()) / 1_000));
+                if (p.t() != 0) node.heardRtt(Math.max(0, (System.nanoTime() - p.t()) / 1_000)); // no lock: Node
             }
             case LinkMessage.NodeFacts f -> cluster.onNodeFacts(nodeId, f.facts());
             case LinkMessage.ClientOpen c -> clients.put(c.client(), new Session(sinkFor(c.client()), daemon, origin));
