@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.logging.Logger;
 
 /**
  * What a daemon started with {@code --notify-ready} tells whoever launched it (the Python
@@ -26,6 +27,7 @@ final class ReadyReport {
     static final String ERR = "ERR ";
     static final String READY = "BEAM-READY";
 
+    private static final Logger LOG = Logger.getLogger(ReadyReport.class.getName());
     private static PrintStream pipe;
 
     private ReadyReport() {
@@ -38,14 +40,27 @@ final class ReadyReport {
         System.setErr(new PrintStream(new TaggedLines(ERR), true, StandardCharsets.UTF_8));
     }
 
-    /** Sends {@code BEAM-READY}, closes the pipe and moves stdout to {@code out}, stderr back to fd 2. */
-    static synchronized void ready(Path out) throws IOException {
+    /**
+     * Sends {@code BEAM-READY}, closes the pipe and moves stdout to {@code out}, stderr back to
+     * fd 2. {@code out} is opened after the pipe is closed so that it takes fd 1, where the
+     * JVM's own output (a SIGQUIT thread dump, -Xlog to stdout) goes. The daemon is serving by
+     * then, so a failure to open it (no descriptor left: RLIMIT_NOFILE lowered right after
+     * `ray start` returned, tests/e2e/test_accept_limits.py) must not end it: it logs why and
+     * drops what the daemon prints to stdout (its log is beamd.log, already open).
+     */
+    static synchronized void ready(Path out) {
         System.out.flush();
         System.err.flush();
         pipe.println(READY);
         pipe.close();
         pipe = null;
-        System.setOut(new PrintStream(new FileOutputStream(out.toFile()), true, StandardCharsets.UTF_8));
+        try {
+            System.setOut(new PrintStream(new FileOutputStream(out.toFile()), true, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+            LOG.warning("could not open " + out + " for the daemon's stdout (" + e.getMessage()
+                    + "); serving on without it");
+        }
         System.setErr(new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8));
     }
 
