@@ -40,8 +40,8 @@ final class ActorIndex {
     void called(ActorRecord actor, Client caller) {
         if (caller == actor.lastCaller) return;
         actor.lastCaller = caller;
-        if (actor.callers == null) actor.callers = new IdentityHashMap<>(2); // most actors have one caller
-        if (actor.callers.put(caller, Boolean.TRUE) == null) byCaller.add(caller, actor);
+        if (actor.callers == null) actor.callers = Collections.newSetFromMap(new IdentityHashMap<>(2)); // most have one
+        if (actor.callers.add(caller)) byCaller.add(caller, actor);
     }
 
     /** A retired actor leaves every index. */
@@ -50,7 +50,7 @@ final class ActorIndex {
         byOwner.remove(actor.owner, actor);
         if (actor.node != null) byNode.remove(actor.node, actor);
         if (actor.callers != null) {
-            for (Client c : actor.callers.keySet()) byCaller.remove(c, actor);
+            for (Client c : actor.callers) byCaller.remove(c, actor);
             actor.callers = null;
         }
         actor.lastCaller = null;

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Everything the daemon knows about one actor.
@@ -41,7 +42,7 @@ public final class ActorRecord {
     final ArrayDeque<Call> queued = new ArrayDeque<>();
     final LinkedHashMap<String, Client> inFlight = new LinkedHashMap<>();
     /** The clients that called this actor while it is in the table, or null before the first call ({@link ActorIndex}). */
-    Map<Client, Boolean> callers;
+    Set<Client> callers;
     /** The client of the last call, which the call path checks before {@link #callers}. */
     Client lastCaller;
 
