@@ -69,6 +69,17 @@ def cluster():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def strangers_settle_under(bound, *crowds, seconds=5.0):
+    """How many of the crowds' connections the head keeps open, once that count is at most
+    `bound` or `seconds` have passed (then the last count, for the assertion to show)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        alive = sum(crowd.alive() for crowd in crowds)
+        if alive <= bound or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
+
+
 def calls_so_far(driver):
     lines = read_line_with(driver, "calls", timeout=5)
     return int([line for line in lines if line.startswith("calls")][-1].split()[1])
@@ -120,8 +131,11 @@ def test_a_real_node_gets_its_challenge_at_once_past_1500_idle_and_trickling_str
         # the target is 0.2 s (bench and docs/ROBUSTNESS.md measure it); 1 s here leaves room
         # for a busy CI machine and is still far below the 3-4 s a held door cost
         assert max(waits) < 1.0, waits
-        # strangers are bounded in total (a quarter of --max-connections, at most 512)
-        assert idle.alive() + trickling.alive() <= 512
+        # strangers are bounded in total (a quarter of --max-connections, at most 512). The
+        # bound holds for the connections the head has accepted; those still in the kernel's
+        # accept queue look open to us until the head takes them and cuts off the oldest, so
+        # the count settles within moments, and without the bound it would stay near 1,500.
+        assert strangers_settle_under(512, idle, trickling) <= 512
         # a real node joins while they hold the door, and everyone already in keeps working
         joined = ray_cli(["start", "--address", f"{address[0]}:{address[1]}", "--temp-dir", dirs[2],
                           "--node-ip-address", "127.0.0.3"], RAY_AUTH_TOKEN=token_of(dirs[0]))
