@@ -3,6 +3,7 @@ package beam.dispatch;
 import beam.cluster.Client;
 import beam.codec.Frame;
 import beam.protocol.Frames;
+import beam.util.ErrorKind;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -32,12 +33,12 @@ public interface FramedClient extends Client {
 
     @Override
     default void actorDied(String oid, String deathMessage) {
-        push(Frames.failedResult(oid, "actor_died", "ActorDiedError", deathMessage));
+        push(Frames.failedResult(oid, ErrorKind.ACTOR_DIED, deathMessage));
     }
 
     @Override
     default void noSuchActor(String oid, String message) {
-        push(Frames.failedResult(oid, "error", "ValueError", message));
+        push(Frames.failedResult(oid, ErrorKind.INVALID_REQUEST, message));
     }
 
     @Override
