@@ -4,6 +4,7 @@ import beam.codec.Frame;
 import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -240,7 +241,28 @@ public final class Cluster {
         return actors.all().stream().filter(a -> a.state != ActorRecord.State.DEAD).toList();
     }
 
-    // ------------------------------------------------ reads for views (hold this object's lock)
+    // ------------------------------------------------ reads for views
+
+    /** The whole cluster as it is now, in one piece: what every view renders. */
+    public synchronized ClusterSnapshot snapshot() {
+        List<ActorSnapshot> actorRows = new ArrayList<>(actors.all().size());
+        int inFlight = 0;
+        for (ActorRecord a : actors.all()) {
+            actorRows.add(a.snapshot());
+            inFlight += a.inFlight.size();
+        }
+        return new ClusterSnapshot(namespace, nodeSnapshots(), actorRows, groups.live(), history.deaths(),
+                history.deathsByClass(), inFlight);
+    }
+
+    /** Every node that ever joined, in join order, dead ones included, as it is now. */
+    public synchronized List<NodeSnapshot> nodeSnapshots() {
+        List<NodeSnapshot> out = new ArrayList<>(nodes.size());
+        for (Node n : nodes.values()) out.add(n.snapshot());
+        return out;
+    }
+
+    // ------------------------------------------------ live reads for views (hold this object's lock)
 
     /** Every node that ever joined, in join order, dead ones included. */
     public Collection<Node> nodes() {

@@ -116,6 +116,12 @@ public final class Node {
         return facts;
     }
 
+    /** This node as it is now, its resources and facts copied (call with the cluster lock held). */
+    NodeSnapshot snapshot() {
+        return new NodeSnapshot(id, ip, hostname, head, alive, deathReason, total.copy(), available.copy(), accelerators,
+                gpuIds, startedMillis, rttMicros, facts.deepCopy());
+    }
+
     /** Asks this node to connect to each target {@code {node_id, ip, port}} (see {@link NodeLink#probe}). */
     public CompletableFuture<JsonNode> probe(JsonNode targets) {
         return link.probe(targets);

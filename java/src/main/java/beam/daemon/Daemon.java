@@ -2,6 +2,7 @@ package beam.daemon;
 
 import beam.auth.TokenAuth;
 import beam.cluster.Cluster;
+import beam.cluster.ClusterSnapshot;
 import beam.cluster.Node;
 import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
@@ -21,8 +22,8 @@ import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
 import beam.node.ProcessCap;
 import beam.util.Ids;
-import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import beam.util.Scheduler;
 import java.io.IOException;
@@ -124,11 +125,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
 
     /** The HTTP face, bound off the start path; its ports go into node.json and the head's node facts. */
     private void startHttp(HttpConfig httpConfig) {
-        CachedView view = new CachedView(() -> ClusterViews.status(cluster));
+        CachedView<ClusterSnapshot> view = new CachedView<>(cluster::snapshot);
         Supplier<String> health = () -> stop.stopping() ? "the beam daemon is shutting down" : null;
         HeadView head = new HeadView() {
             @Override
-            public ObjectNode status() {
+            public ClusterSnapshot status() {
                 return view.get();
             }
 
@@ -140,7 +141,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         NodeMetrics metrics = new NodeMetrics(userMetrics, health,
                 new NodeMetrics.ClusterSource() {
                     @Override
-                    public ObjectNode status() {
+                    public ClusterSnapshot status() {
                         return view.get();
                     }
 
@@ -156,10 +157,9 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                 });
         http = new NodeHttp(httpConfig, config.authToken(), health, head, metrics);
         http.startInBackground((ports, error) -> {
-            synchronized (cluster) {
-                ObjectNode p = headFacts.putObject("http_ports");
-                ports.forEach(p::put);
-            }
+            ObjectNode facts = JsonNodeFactory.instance.objectNode();
+            ports.forEach(facts.putObject("http_ports")::put);
+            cluster.onNodeFacts(nodeId, facts);
             try {
                 session.writeHttp(ports, error);
             } catch (IOException e) {

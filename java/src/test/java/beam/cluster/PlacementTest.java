@@ -47,10 +47,9 @@ class PlacementTest {
     }
 
     private List<String> nodesOf(String pg) throws RequestException {
-        ObjectNode t = cluster.groups().table(pg);
+        GroupSnapshot t = cluster.groups().table(pg);
         List<String> ips = new ArrayList<>();
-        for (int i = 0; i < t.get("bundles").size(); i++) {
-            String id = t.get("bundles_to_node_id").path(String.valueOf(i)).asText(null);
+        for (String id : t.bundleNodes()) {
             ips.add(id == null ? null : List.of(a, b, c).stream().filter(n -> n.id.equals(id)).findFirst().orElseThrow().ip);
         }
         return ips;
@@ -60,7 +59,7 @@ class PlacementTest {
     void packFillsOneNodeBeforeSpilling() throws Exception {
         String pg = group("PACK", gpus(6, 1));
         assertThat(nodesOf(pg)).containsExactly("10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2");
-        assertThat(cluster.groups().table(pg).get("state").asText()).isEqualTo("CREATED");
+        assertThat(cluster.groups().table(pg).state()).isEqualTo(GroupState.CREATED);
         assertThat(driver.ops()).contains("pg_ready");
     }
 
@@ -76,7 +75,7 @@ class PlacementTest {
         String second = group("STRICT_PACK", gpus(4, 1));
         assertThat(nodesOf(second)).containsOnly("10.0.0.2");
         String third = group("STRICT_PACK", gpus(4, 1));
-        assertThat(cluster.groups().table(third).get("state").asText()).isEqualTo("PENDING");
+        assertThat(cluster.groups().table(third).state()).isEqualTo(GroupState.PENDING);
         assertThat(driver.frames("pg_waiting").getLast().header().get("message").asText()).contains("STRICT_PACK");
         cluster.groups().remove(first);
         assertThat(nodesOf(third)).containsOnly("10.0.0.1");
@@ -87,7 +86,7 @@ class PlacementTest {
     void strictSpreadNeedsDistinctNodes() throws Exception {
         assertThat(nodesOf(group("STRICT_SPREAD", gpus(3, 1)))).doesNotHaveDuplicates();
         String tooMany = group("STRICT_SPREAD", gpus(4, 0.5));
-        assertThat(cluster.groups().table(tooMany).get("state").asText()).isEqualTo("PENDING");
+        assertThat(cluster.groups().table(tooMany).state()).isEqualTo(GroupState.PENDING);
         assertThat(driver.frames("pg_waiting").getLast().header().get("message").asText())
                 .contains("can never be placed").contains("4 distinct nodes");
     }
@@ -99,7 +98,7 @@ class PlacementTest {
         assertThat(message).contains("can never be placed").contains("GPU").contains("4").contains("10.0.0.1");
         Node big = FakeNodes.node("10.0.0.9", 8, 8, link, false);
         cluster.addNode(big);
-        assertThat(cluster.groups().table(pg).get("state").asText()).isEqualTo("CREATED");
+        assertThat(cluster.groups().table(pg).state()).isEqualTo(GroupState.CREATED);
     }
 
     @Test
