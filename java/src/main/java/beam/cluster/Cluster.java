@@ -1,6 +1,5 @@
 package beam.cluster;
 
-import beam.codec.Frame;
 import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -91,7 +90,7 @@ public final class Cluster {
     }
 
     /** A call to {@code actorId}; {@code frame} is the caller's, forwarded as it is when it is a plain call. */
-    public void call(Client caller, String actorId, String oid, String method, Frame frame) {
+    public void call(Client caller, String actorId, String oid, String method, Forwarded frame) {
         Runnable tell;
         synchronized (this) {
             tell = actors.route(caller, actorId, oid, method, frame);
@@ -133,7 +132,7 @@ public final class Cluster {
         actors.onFailed(actorId, traceback);
     }
 
-    public void onResult(String actorId, String oid, Frame result) {
+    public void onResult(String actorId, String oid, Forwarded result) {
         Client caller;
         synchronized (this) {
             caller = actors.takeCaller(actorId, oid);
@@ -187,8 +186,8 @@ public final class Cluster {
         if (node != null) node.facts.setAll(facts);
     }
 
-    /** A {@code log} frame from an actor's node, for its owner. */
-    public synchronized void onActorLog(String actorId, Frame log) {
+    /** A batch of an actor's output from its node: its tail is kept, and its owner is sent it. */
+    public synchronized void onActorLog(String actorId, ActorOutput log) {
         actors.onLog(actorId, log);
     }
 

@@ -1,6 +1,7 @@
 package beam.dispatch;
 
 import beam.cluster.Client;
+import beam.cluster.Forwarded;
 import beam.codec.Frame;
 import beam.protocol.Frames;
 import beam.util.ErrorKind;
@@ -15,7 +16,8 @@ public interface FramedClient extends Client {
     void push(Frame frame);
 
     @Override
-    default void runCall(String oid, String method, Frame call) {
+    default void runCall(String oid, String method, Forwarded message) {
+        Frame call = WireFrame.of(message);
         if (call.relay() != null) { // a plain call: the worker reads the same fields
             push(call);
             return;
@@ -27,8 +29,8 @@ public interface FramedClient extends Client {
     }
 
     @Override
-    default void callResult(Frame result) {
-        push(result);
+    default void callResult(Forwarded result) {
+        push(WireFrame.of(result));
     }
 
     @Override
@@ -42,8 +44,8 @@ public interface FramedClient extends Client {
     }
 
     @Override
-    default void actorLog(Frame log) {
-        push(log);
+    default void actorLog(Forwarded log) {
+        push(WireFrame.of(log));
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
+import beam.dispatch.WireFrame;
 import beam.protocol.Frames;
 import beam.util.Ids;
 import java.util.Collections;
@@ -51,7 +52,7 @@ class ClusterIndexTest {
 
     private static String call(Cluster cluster, Client caller, String actorId) {
         String oid = Ids.randomHex(28);
-        cluster.call(caller, actorId, oid, "m", new Frame(FrameCodec.json().createObjectNode().put("method", "m")));
+        cluster.call(caller, actorId, oid, "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
         return oid;
     }
 
@@ -60,7 +61,7 @@ class ClusterIndexTest {
     }
 
     private void result(String actorId, String oid) {
-        cluster.onResult(actorId, oid, new Frame(Frames.header("result").put("oid", oid).put("status", "ok")));
+        cluster.onResult(actorId, oid, new WireFrame(new Frame(Frames.header("result").put("oid", oid).put("status", "ok"))));
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
+import beam.dispatch.WireFrame;
 import beam.util.Ids;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,7 @@ class ClusterSnapshotTest {
     @Test
     void nodesActorsAndCallsAreCopiedAsTheyWere() throws Exception {
         String actorId = aliveActor();
-        cluster.call(owner, actorId, Ids.randomHex(28), "m", new Frame(FrameCodec.json().createObjectNode()));
+        cluster.call(owner, actorId, Ids.randomHex(28), "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode())));
         ClusterSnapshot before = cluster.snapshot();
 
         cluster.kill(actorId);
