@@ -2,6 +2,7 @@ package beam.cluster;
 
 import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -176,14 +177,25 @@ public final class Cluster {
     public synchronized Node onNodeVersions(String nodeId, JsonNode versions) {
         Node node = nodes.get(nodeId);
         if (node == null || !(versions instanceof ObjectNode v)) return null;
-        ((ObjectNode) node.facts.withObject("/versions")).setAll(v);
+        ObjectNode update = JsonNodeFactory.instance.objectNode();
+        update.set("versions", v);
+        node.facts = node.facts.merge(update);
         return node;
     }
 
-    /** Facts a node reported after its join (its HTTP ports): merged into what it said at the join. */
+    /**
+     * Facts a node reported after its join (its HTTP ports, the head's version warnings about
+     * it): merged into what it said at the join.
+     */
     public synchronized void onNodeFacts(String nodeId, ObjectNode facts) {
         Node node = nodes.get(nodeId);
-        if (node != null) node.facts.setAll(facts);
+        if (node != null) node.facts = node.facts.merge(facts);
+    }
+
+    /** The head node's facts, the ones every joined node's versions are compared with. */
+    public synchronized HostFacts headFacts() {
+        for (Node n : nodes.values()) if (n.head) return n.facts;
+        return HostFacts.none();
     }
 
     /** A batch of an actor's output from its node: its tail is kept, and its owner is sent it. */

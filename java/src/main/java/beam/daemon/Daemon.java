@@ -62,7 +62,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private static final long GROUP_TICK_MILLIS = 1_000;
     private volatile Scheduler.Timer groupTicks;
     private final CompletableFuture<JsonNode> pythonVersions;
-    private ObjectNode headFacts;
     private final UserMetrics userMetrics = new UserMetrics();
     private NodeHttp http;
     /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
@@ -95,15 +94,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                         gate::serve)).start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
-        headFacts = NodeFacts.collect(nodeIp, accelerators, config.environment());
+        ObjectNode headFacts = NodeFacts.collect(nodeIp, accelerators, config.environment());
         headFacts.put("probe_port", port);
-        pythonVersions.thenAccept(py -> {
-            synchronized (cluster) {
-                ((ObjectNode) headFacts.get("versions")).setAll((ObjectNode) py);
-            }
-        });
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
                 HostProbe.resources(config, nodeIp, true, accelerators), accelerators, localNode).withFacts(headFacts));
+        pythonVersions.thenAccept(py -> cluster.onNodeVersions(nodeId, py));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
                 c -> LocalClient.of(c, this, origin)).start();
@@ -241,11 +236,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     @Override
     public String gcsAddress() {
         return gcsAddress;
-    }
-
-    @Override
-    public ObjectNode headFacts() {
-        return headFacts;
     }
 
     @Override

@@ -121,7 +121,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
             case LinkMessage.ActorStartFailed a -> cluster.onActorStartFailed(a.actorId(), a.detail());
             case LinkMessage.ActorExited a -> cluster.onActorExited(a.actorId(), a.code(), a.tail(), a.oomKills());
             case LinkMessage.ActorLog l -> cluster.onActorLog(l.actorId(), WireFrame.output(l.frame()));
-            case LinkMessage.NodeVersions v -> VersionCheck.record(cluster, nodeId, v.versions(), daemon.headFacts());
+            case LinkMessage.NodeVersions v -> VersionCheck.record(cluster, nodeId, v.versions());
             case LinkMessage.ProbeResult r -> {
                 CompletableFuture<JsonNode> f = probes.get(r.probeId());
                 if (f != null) f.complete(r.results());

@@ -105,9 +105,9 @@ public final class ClusterViews {
         o.put("ObjectManagerPort", 0);
         o.put("ObjectStoreSocketName", "");
         o.put("RayletSocketName", "");
-        o.put("MetricsExportPort", n.facts().path("http_ports").path("metrics").asInt(-1));
+        o.put("MetricsExportPort", n.facts().httpPort("metrics"));
         o.put("MetricsAgentPort", -1);
-        o.put("DashboardAgentListenPort", n.facts().path("http_ports").path("agent").asInt(-1));
+        o.put("DashboardAgentListenPort", n.facts().httpPort("agent"));
         o.put("NodeName", n.ip());
         o.put("RuntimeEnvAgentPort", -1);
         o.put("DeathReason", n.alive() ? 0 : 1);
@@ -122,7 +122,7 @@ public final class ClusterViews {
         o.set("Accelerators", NodeAccelerator.toJson(n.accelerators()));
         o.put("StartTimeMs", n.startedMillis());
         if (n.rttMicros() >= 0) o.put("BeamHeartbeatRttMicros", n.rttMicros());
-        o.set("BeamFacts", n.facts());
+        o.set("BeamFacts", n.facts().toJson());
         return o;
     }
 
