@@ -10,7 +10,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -30,8 +29,9 @@ import java.util.Set;
  * call's entry in flight is made under the lock before its frame goes out, so an actor's
  * death fails it whether or not it was written.
  *
- * <p>Readers outside this package (views) hold this object's lock while they walk
- * {@link #nodes()}, {@link #actors()} and the other read accessors.
+ * <p>Views read {@link #snapshot()}: records copied under the lock in one piece, rendered
+ * without it. The few readers that walk {@link #nodes()} and {@link #actors()} themselves
+ * (ray doctor, version checks) hold this object's lock while they do.
  */
 public final class Cluster {
     static final long WORKER_EXIT_GRACE_MILLIS = 2_000;
@@ -283,16 +283,6 @@ public final class Cluster {
     /** Every actor in the table: live ones, and dead ones whose process is not gone yet. */
     public Collection<ActorRecord> actors() {
         return Collections.unmodifiableCollection(actors.all());
-    }
-
-    /** The most recent actor deaths, newest first. */
-    public List<ActorHistory.Death> recentDeaths() {
-        return history.deaths();
-    }
-
-    /** Actor deaths ever, per class. */
-    public Map<String, Long> deathsByClass() {
-        return history.deathsByClass();
     }
 
     /** The last {@code lines} lines actor {@code actorId} printed, or null if none were seen here. */
