@@ -1,6 +1,5 @@
 package beam.cluster;
 
-import beam.codec.Frame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -60,12 +59,12 @@ public final class ActorHistory {
     }
 
     /** Keeps the last {@link #TAIL_BYTES} of {@code log}'s text for its actor. */
-    void log(String actorId, Frame log) {
-        byte[] text = log.payload();
+    void log(String actorId, ActorOutput log) {
+        byte[] text = log.text();
         if (text.length == 0) return;
         // stdout is kept as it came (this runs under the cluster lock, for every batch of output);
         // stderr lines are marked, so the tail tells the two apart
-        byte[] tagged = !log.header().path("stream").asText("stdout").equals("stderr") ? text
+        byte[] tagged = !log.stderr() ? text
                 : new String(text, StandardCharsets.UTF_8).replaceAll("(?m)^(?=.)", "[err] ").getBytes(StandardCharsets.UTF_8);
         ArrayDeque<byte[]> chunks = tails.computeIfAbsent(actorId, k -> new ArrayDeque<>());
         chunks.addLast(tagged.length > TAIL_BYTES

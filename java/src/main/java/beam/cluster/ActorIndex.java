@@ -9,9 +9,9 @@ import java.util.Set;
 /**
  * The actors in the table by owner, by node, by caller and by placement group
  * ({@link PlacementGroup#actors}), so that a client leaving, a node lost or a group removed
- * costs its own actors, not a pass over every actor: at 100,000 actors each such pass took
- * milliseconds under the cluster lock, once per killed actor (each killed actor's worker
- * connection is a client leaving). Guarded by the cluster lock.
+ * costs its own actors, not a pass over every actor: such a pass would run under the
+ * cluster lock once per killed actor (each killed actor's worker connection is a client
+ * leaving), so its cost would grow with the square of the table. Guarded by the cluster lock.
  *
  * <p>Callers: an actor's {@link ActorRecord#callers} are the clients that sent it a call
  * while it was in the table (a superset of those with a call in flight or queued now), and

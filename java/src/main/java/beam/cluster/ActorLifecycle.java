@@ -1,6 +1,5 @@
 package beam.cluster;
 
-import beam.codec.Frame;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -83,7 +82,7 @@ final class ActorLifecycle {
     }
 
     /** Routes a call: what to tell whom once the lock is released, or null when it is queued. */
-    Runnable route(Client caller, String actorId, String oid, String method, Frame frame) {
+    Runnable route(Client caller, String actorId, String oid, String method, Forwarded frame) {
         callStats.call();
         ActorRecord actor = actors.get(actorId);
         if (actor == null || actor.state == ActorRecord.State.DEAD) callStats.failed();
@@ -203,7 +202,7 @@ final class ActorLifecycle {
         while (!actor.queued.isEmpty()) {
             ActorRecord.Call call = actor.queued.poll();
             actor.inFlight.put(call.oid(), call.caller());
-            actor.worker.runCall(call.oid(), call.method(), call.frame());
+            actor.worker.runCall(call.oid(), call.method(), call.message());
         }
     }
 
@@ -250,10 +249,10 @@ final class ActorLifecycle {
         return actor == null || actor.processGone ? null : actor;
     }
 
-    void onLog(String actorId, Frame log) {
+    void onLog(String actorId, ActorOutput log) {
         ActorRecord actor = actors.get(actorId);
         history.log(actorId, log);
-        if (actor != null && actor.owner.logToDriver()) actor.owner.actorLog(log);
+        if (actor != null && actor.owner.logToDriver()) actor.owner.actorLog(log.message());
     }
 
     /** The actors of a lost node are dead, their process with it; nothing of theirs is held any more. */

@@ -1,6 +1,5 @@
 package beam.cluster;
 
-import beam.codec.Frame;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +16,7 @@ public final class ActorRecord {
     public enum State { PENDING, STARTING, ALIVE, DEAD }
 
     /** A call waiting to be delivered, or delivered and waiting for its result. */
-    record Call(String oid, String method, Frame frame, Client caller) {
+    record Call(String oid, String method, Forwarded message, Client caller) {
     }
 
     final String id;

@@ -58,7 +58,7 @@ final class ActorScheduler {
     private boolean tryPlace(ActorRecord actor) {
         Resources request = actor.options.request();
         if (actor.group != null) {
-            if (actor.group.state != PlacementGroup.State.CREATED) return false;
+            if (actor.group.state != GroupState.CREATED) return false;
             int index = actor.options.bundleIndex();
             List<Bundle> candidates = index >= 0 ? List.of(actor.group.bundles.get(index)) : actor.group.bundles;
             for (Bundle b : candidates) {

@@ -1,7 +1,5 @@
 package beam.cluster;
 
-import beam.codec.Frame;
-import beam.cluster.ProcessContext;
 
 /**
  * A connected driver or actor worker, as the cluster state sees it: what it is told, in the
@@ -9,16 +7,16 @@ import beam.cluster.ProcessContext;
  * Every event is a non-blocking write, or queued; none blocks, and one for a client that is
  * gone is dropped.
  *
- * <p>Frames that pass through the head untouched (a caller's call, a worker's result, an
- * actor's output) are carried as the {@link Frame} they arrived in: the daemon never reads
+ * <p>Messages that pass through the head untouched (a caller's call, a worker's result, an
+ * actor's output) are carried as they arrived ({@link Forwarded}): the daemon never reads
  * their payload.
  */
 public interface Client {
-    /** A worker's actor is to run this call; {@code call} is the caller's frame, forwarded when it can be. */
-    void runCall(String oid, String method, Frame call);
+    /** A worker's actor is to run this call; {@code call} is the caller's message, forwarded when it can be. */
+    void runCall(String oid, String method, Forwarded call);
 
     /** The result of a call this client made, as its actor's worker sent it. */
-    void callResult(Frame result);
+    void callResult(Forwarded result);
 
     /** A call this client made failed because its actor is dead ({@code deathMessage} says why). */
     void actorDied(String oid, String deathMessage);
@@ -27,7 +25,7 @@ public interface Client {
     void noSuchActor(String oid, String message);
 
     /** Output of an actor this client owns. */
-    void actorLog(Frame log);
+    void actorLog(Forwarded log);
 
     /** Something the user should know that is not an error (an actor that cannot be placed yet). */
     void warning(String message);

@@ -1,15 +1,15 @@
 package beam.cluster;
 
-import beam.codec.Frame;
 import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -29,8 +29,9 @@ import java.util.Set;
  * call's entry in flight is made under the lock before its frame goes out, so an actor's
  * death fails it whether or not it was written.
  *
- * <p>Readers outside this package (views) hold this object's lock while they walk
- * {@link #nodes()}, {@link #actors()} and the other read accessors.
+ * <p>Views read {@link #snapshot()}: records copied under the lock in one piece, rendered
+ * without it. The few readers that walk {@link #nodes()} and {@link #actors()} themselves
+ * (ray doctor, version checks) hold this object's lock while they do.
  */
 public final class Cluster {
     static final long WORKER_EXIT_GRACE_MILLIS = 2_000;
@@ -90,7 +91,7 @@ public final class Cluster {
     }
 
     /** A call to {@code actorId}; {@code frame} is the caller's, forwarded as it is when it is a plain call. */
-    public void call(Client caller, String actorId, String oid, String method, Frame frame) {
+    public void call(Client caller, String actorId, String oid, String method, Forwarded frame) {
         Runnable tell;
         synchronized (this) {
             tell = actors.route(caller, actorId, oid, method, frame);
@@ -132,7 +133,7 @@ public final class Cluster {
         actors.onFailed(actorId, traceback);
     }
 
-    public void onResult(String actorId, String oid, Frame result) {
+    public void onResult(String actorId, String oid, Forwarded result) {
         Client caller;
         synchronized (this) {
             caller = actors.takeCaller(actorId, oid);
@@ -176,18 +177,29 @@ public final class Cluster {
     public synchronized Node onNodeVersions(String nodeId, JsonNode versions) {
         Node node = nodes.get(nodeId);
         if (node == null || !(versions instanceof ObjectNode v)) return null;
-        ((ObjectNode) node.facts.withObject("/versions")).setAll(v);
+        ObjectNode update = JsonNodeFactory.instance.objectNode();
+        update.set("versions", v);
+        node.facts = node.facts.merge(update);
         return node;
     }
 
-    /** Facts a node reported after its join (its HTTP ports): merged into what it said at the join. */
+    /**
+     * Facts a node reported after its join (its HTTP ports, the head's version warnings about
+     * it): merged into what it said at the join.
+     */
     public synchronized void onNodeFacts(String nodeId, ObjectNode facts) {
         Node node = nodes.get(nodeId);
-        if (node != null) node.facts.setAll(facts);
+        if (node != null) node.facts = node.facts.merge(facts);
     }
 
-    /** A {@code log} frame from an actor's node, for its owner. */
-    public synchronized void onActorLog(String actorId, Frame log) {
+    /** The head node's facts, the ones every joined node's versions are compared with. */
+    public synchronized HostFacts headFacts() {
+        for (Node n : nodes.values()) if (n.head) return n.facts;
+        return HostFacts.none();
+    }
+
+    /** A batch of an actor's output from its node: its tail is kept, and its owner is sent it. */
+    public synchronized void onActorLog(String actorId, ActorOutput log) {
         actors.onLog(actorId, log);
     }
 
@@ -240,7 +252,28 @@ public final class Cluster {
         return actors.all().stream().filter(a -> a.state != ActorRecord.State.DEAD).toList();
     }
 
-    // ------------------------------------------------ reads for views (hold this object's lock)
+    // ------------------------------------------------ reads for views
+
+    /** The whole cluster as it is now, in one piece: what every view renders. */
+    public synchronized ClusterSnapshot snapshot() {
+        List<ActorSnapshot> actorRows = new ArrayList<>(actors.all().size());
+        int inFlight = 0;
+        for (ActorRecord a : actors.all()) {
+            actorRows.add(a.snapshot());
+            inFlight += a.inFlight.size();
+        }
+        return new ClusterSnapshot(namespace, nodeSnapshots(), actorRows, groups.live(), history.deaths(),
+                history.deathsByClass(), inFlight);
+    }
+
+    /** Every node that ever joined, in join order, dead ones included, as it is now. */
+    public synchronized List<NodeSnapshot> nodeSnapshots() {
+        List<NodeSnapshot> out = new ArrayList<>(nodes.size());
+        for (Node n : nodes.values()) out.add(n.snapshot());
+        return out;
+    }
+
+    // ------------------------------------------------ live reads for views (hold this object's lock)
 
     /** Every node that ever joined, in join order, dead ones included. */
     public Collection<Node> nodes() {
@@ -250,16 +283,6 @@ public final class Cluster {
     /** Every actor in the table: live ones, and dead ones whose process is not gone yet. */
     public Collection<ActorRecord> actors() {
         return Collections.unmodifiableCollection(actors.all());
-    }
-
-    /** The most recent actor deaths, newest first. */
-    public List<ActorHistory.Death> recentDeaths() {
-        return history.deaths();
-    }
-
-    /** Actor deaths ever, per class. */
-    public Map<String, Long> deathsByClass() {
-        return history.deathsByClass();
     }
 
     /** The last {@code lines} lines actor {@code actorId} printed, or null if none were seen here. */

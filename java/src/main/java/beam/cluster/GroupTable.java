@@ -1,75 +1,37 @@
 package beam.cluster;
 
-import beam.codec.FrameCodec;
-import com.fasterxml.jackson.core.JsonGenerator;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.List;
 
 /**
- * placement_group_table() of every group as compact rows, written straight to bytes (no
- * JSON tree): a cluster of 100,000 groups lists in under a second (bench/big_tables.py),
- * where Ray's dict per group, built as a tree and parsed by the driver, took 4 s for 42 MB.
- * The driver expands each row into Ray's entry (python/ray/_beam/api/pgs.py); docs/PROTOCOL.md,
- * "pg_table", gives the columns. Called with the cluster lock held.
- *
- * <pre>{"nodes": [node id, ...], "columns": [...], "rows": [[id, name, strategy, state,
- *   [bundle, ...], [node index per bundle, -1 if unplaced], latency_ms, attempts,
- *   waiting_reason or null], ...]}</pre>
+ * Placement groups copied into {@link GroupSnapshot} records, for placement_group_table()
+ * and the status view; views/GroupViews renders them. Called with the cluster lock held.
+ * The copies are flat (a bundle's resources are shared, never changed once made), so
+ * listing every group of a large cluster holds the lock for one pass and no JSON.
  */
 final class GroupTable {
-    static final String[] COLUMNS = {"placement_group_id", "name", "strategy", "state", "bundles", "bundle_nodes",
-            "creation_latency_ms", "scheduling_attempt", "waiting_reason"};
-
     private GroupTable() {
     }
 
-    static byte[] write(Collection<PlacementGroup> groups) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(256, groups.size() * 128));
-        Map<Node, Integer> nodeIndex = new HashMap<>();
-        try (JsonGenerator g = FrameCodec.json().getFactory().createGenerator(out)) {
-            g.writeStartObject();
-            g.writeArrayFieldStart("rows");
-            for (PlacementGroup pg : groups) row(g, pg, nodeIndex);
-            g.writeEndArray();
-            g.writeArrayFieldStart("nodes");
-            Node[] byIndex = new Node[nodeIndex.size()];
-            nodeIndex.forEach((n, i) -> byIndex[i] = n);
-            for (Node n : byIndex) g.writeString(n.id);
-            g.writeEndArray();
-            g.writeArrayFieldStart("columns");
-            for (String c : COLUMNS) g.writeString(c);
-            g.writeEndArray();
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException("writing to memory failed", e);
+    static List<GroupSnapshot> snapshot(Collection<PlacementGroup> groups, boolean withRemoved) {
+        List<GroupSnapshot> out = new ArrayList<>(groups.size());
+        long now = System.nanoTime();
+        for (PlacementGroup g : groups) {
+            if (withRemoved || g.state != GroupState.REMOVED) out.add(snapshot(g, now));
         }
-        return out.toByteArray();
+        return out;
     }
 
-    private static void row(JsonGenerator g, PlacementGroup pg, Map<Node, Integer> nodeIndex) throws IOException {
-        g.writeStartArray();
-        g.writeString(pg.id);
-        g.writeString(pg.name);
-        g.writeString(pg.strategy);
-        g.writeString(pg.state.name());
-        g.writeStartArray();
-        for (Bundle b : pg.bundles) b.spec.write(g);
-        g.writeEndArray();
-        g.writeStartArray();
-        for (Bundle b : pg.bundles) {
-            boolean shown = b.node != null && pg.state != PlacementGroup.State.REMOVED;
-            g.writeNumber(shown ? nodeIndex.computeIfAbsent(b.node, n -> nodeIndex.size()) : -1);
+    static GroupSnapshot snapshot(PlacementGroup g, long nowNanos) {
+        List<Resources> bundles = new ArrayList<>(g.bundles.size());
+        List<String> nodes = new ArrayList<>(g.bundles.size());
+        for (Bundle b : g.bundles) {
+            bundles.add(b.spec);
+            nodes.add(b.node != null && g.state != GroupState.REMOVED ? b.node.id : null);
         }
-        g.writeEndArray();
-        boolean done = pg.state != PlacementGroup.State.PENDING;
-        g.writeNumber(done ? Math.round(pg.creationLatencyMs * 1000) / 1000.0 : 0.0);
-        g.writeNumber(pg.attempts);
-        if (pg.state == PlacementGroup.State.PENDING) g.writeString(pg.waitingReason);
-        else g.writeNull();
-        g.writeEndArray();
+        boolean pending = g.state == GroupState.PENDING;
+        return new GroupSnapshot(g.id, g.name, g.strategy, g.state, bundles, nodes, pending ? 0.0 : g.creationLatencyMs,
+                g.attempts, pending ? g.waitingReason : null, pending ? (nowNanos - g.createdNanos) / 1e9 : 0.0);
     }
 }

@@ -1,7 +1,6 @@
 package beam.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +40,8 @@ public final class Node {
      * (the node's pings) are not read and the node is declared lost.
      */
     private volatile long rttMicros = -1;
-    /** What the node reported about itself (versions, interfaces, GPUs, probe port). */
-    ObjectNode facts = JsonNodeFactory.instance.objectNode();
+    /** What the node reported about its host (versions, interfaces, accelerators, ports); replaced, never changed. */
+    HostFacts facts = HostFacts.none();
 
     public Node(String id, String ip, String hostname, boolean head, Resources total,
                 Map<String, NodeAccelerator> accelerators, NodeLink link) {
@@ -111,9 +110,15 @@ public final class Node {
         rttMicros = micros;
     }
 
-    /** What the node reported about itself; a live object: read it with the cluster lock held. */
-    public ObjectNode facts() {
+    /** What the node reported about its host, as it stands (read with the cluster lock held). */
+    public HostFacts facts() {
         return facts;
+    }
+
+    /** This node as it is now, its resources and facts copied (call with the cluster lock held). */
+    NodeSnapshot snapshot() {
+        return new NodeSnapshot(id, ip, hostname, head, alive, deathReason, total.copy(), available.copy(), accelerators,
+                gpuIds, startedMillis, rttMicros, facts);
     }
 
     /** Asks this node to connect to each target {@code {node_id, ip, port}} (see {@link NodeLink#probe}). */
@@ -121,8 +126,9 @@ public final class Node {
         return link.probe(targets);
     }
 
+    /** This node with the facts it reported at its join (the JSON object of {@link HostFacts#toJson}). */
     public Node withFacts(ObjectNode facts) {
-        this.facts = facts;
+        this.facts = HostFacts.fromJson(facts);
         return this;
     }
 }

@@ -6,13 +6,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A placement group and its bundles. Its {@link State} machine is drawn once, on
+ * A placement group and its bundles. Its {@link GroupState} machine is drawn once, on
  * {@link PlacementGroups}, which makes every transition; fields are guarded by the
  * {@link Cluster} lock.
  */
 final class PlacementGroup {
-    enum State { PENDING, CREATED, RESCHEDULING, REMOVED }
-
     final String id;
     final String name;
     final String strategy;
@@ -23,7 +21,7 @@ final class PlacementGroup {
     final Set<Client> watchers = new LinkedHashSet<>();
     /** Actors created in this group and still in the cluster's table (Cluster keeps it). */
     final Set<ActorRecord> actors = new LinkedHashSet<>();
-    State state = State.PENDING;
+    GroupState state = GroupState.PENDING;
     double creationLatencyMs;
     int attempts;
     long lastWarningNanos;

@@ -1,7 +1,5 @@
 package beam.cluster;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,7 +10,7 @@ import java.util.Set;
 
 /**
  * The placement group directory: creation, placement, removal, the table views, and every
- * transition of a group's {@link PlacementGroup.State}:
+ * transition of a group's {@link GroupState}:
  * <pre>
  *   PENDING --all bundles fit at once--> CREATED --a node with bundles is lost--> RESCHEDULING
  *      |                                  |  ^--------the lost bundles fit again-------+
@@ -80,10 +78,10 @@ public final class PlacementGroups {
     }
 
     private void removeGroup(PlacementGroup g) {
-        if (g.state == PlacementGroup.State.REMOVED) return;
+        if (g.state == GroupState.REMOVED) return;
         for (ActorRecord a : cluster.actorsIn(g)) cluster.killActor(a, new DeathCause.GroupRemoved());
-        boolean wasCreated = g.state == PlacementGroup.State.CREATED || g.state == PlacementGroup.State.RESCHEDULING;
-        g.state = PlacementGroup.State.REMOVED;
+        boolean wasCreated = g.state == GroupState.CREATED || g.state == GroupState.RESCHEDULING;
+        g.state = GroupState.REMOVED;
         waiting.remove(g);
         for (Client w : g.watchers) w.groupRemoved(g.id);
         index.removed(g);
@@ -111,7 +109,7 @@ public final class PlacementGroups {
     /** The groups with a bundle on a lost node reschedule those bundles (a pass over these groups only). */
     void onNodeLost(Node node) {
         for (PlacementGroup g : index.lostWith(node)) {
-            if (g.state != PlacementGroup.State.CREATED && g.state != PlacementGroup.State.RESCHEDULING) continue;
+            if (g.state != GroupState.CREATED && g.state != GroupState.RESCHEDULING) continue;
             boolean hit = false;
             for (Bundle b : g.bundles) {
                 if (b.node == node) {
@@ -122,7 +120,7 @@ public final class PlacementGroups {
                 }
             }
             if (hit) {
-                g.state = PlacementGroup.State.RESCHEDULING;
+                g.state = GroupState.RESCHEDULING;
                 waiting.add(g);
             }
         }
@@ -136,7 +134,7 @@ public final class PlacementGroups {
 
     /** Rejects an actor whose request can never fit the bundle(s) it asks for. */
     void checkActorFits(PlacementGroup g, ActorOptions options) throws RequestException {
-        if (g.state == PlacementGroup.State.REMOVED) {
+        if (g.state == GroupState.REMOVED) {
             throw RequestException.value("placement group " + g.id + " has been removed");
         }
         int index = options.bundleIndex();
@@ -180,7 +178,7 @@ public final class PlacementGroups {
         List<Resources> specs = todo.stream().map(b -> b.spec).toList();
         List<Node> plan = Placement.plan(g.strategy, specs, cluster.allNodes());
         if (plan == null) return false;
-        boolean rescheduled = g.state == PlacementGroup.State.RESCHEDULING;
+        boolean rescheduled = g.state == GroupState.RESCHEDULING;
         for (int i = 0; i < plan.size(); i++) {
             Bundle b = todo.get(i);
             Node n = plan.get(i);
@@ -192,7 +190,7 @@ public final class PlacementGroups {
             b.devices = NodeDevices.of(devices);
             b.available = b.spec.copy();
         }
-        g.state = PlacementGroup.State.CREATED;
+        g.state = GroupState.CREATED;
         waiting.remove(g);
         if (rescheduled) {
             cluster.reschedule();
@@ -226,7 +224,7 @@ public final class PlacementGroups {
     public void tick() {
         synchronized (cluster) {
             for (PlacementGroup g : waiting) {
-                if (g.state == PlacementGroup.State.PENDING) warnWaiting(g, false);
+                if (g.state == GroupState.PENDING) warnWaiting(g, false);
             }
         }
     }
@@ -237,62 +235,22 @@ public final class PlacementGroups {
         }
     }
 
-    public ObjectNode table(String id) throws RequestException {
+    /** One group, removed or not (placement_group_table(pg)). */
+    public GroupSnapshot table(String id) throws RequestException {
         synchronized (cluster) {
-            return entry(require(id));
+            return GroupTable.snapshot(require(id), System.nanoTime());
         }
     }
 
-    /** Every group, removed ones included, as {@link GroupTable} rows (placement_group_table()). */
-    public byte[] tableRows() {
+    /** Every group, removed ones included (placement_group_table()). */
+    public List<GroupSnapshot> tableAll() {
         synchronized (cluster) {
-            return GroupTable.write(groups.values());
+            return GroupTable.snapshot(groups.values(), true);
         }
     }
 
-    /** Every group that is not removed ({@code status}). */
-    public ObjectNode tableLive() {
-        synchronized (cluster) {
-            ObjectNode all = JsonNodeFactory.instance.objectNode();
-            for (PlacementGroup g : groups.values()) {
-                if (g.state != PlacementGroup.State.REMOVED) all.set(g.id, entry(g));
-            }
-            return all;
-        }
-    }
-
-    /** Ray's placement_group_table(pg) shape. */
-    private ObjectNode entry(PlacementGroup g) {
-        ObjectNode e = JsonNodeFactory.instance.objectNode();
-        e.put("placement_group_id", g.id);
-        e.put("name", g.name);
-        ObjectNode bundles = e.putObject("bundles");
-        ObjectNode toNode = e.putObject("bundles_to_node_id");
-        for (Bundle b : g.bundles) {
-            bundles.set(String.valueOf(b.index), b.spec.toJson());
-            if (b.node != null && g.state != PlacementGroup.State.REMOVED) toNode.put(String.valueOf(b.index), b.node.id);
-        }
-        e.put("strategy", g.strategy);
-        e.put("state", g.state.name());
-        ObjectNode stats = e.putObject("stats");
-        boolean done = g.state != PlacementGroup.State.PENDING;
-        stats.put("end_to_end_creation_latency_ms", done ? round3(g.creationLatencyMs) : 0.0);
-        stats.put("scheduling_latency_ms", done ? round3(g.creationLatencyMs) : 0.0);
-        stats.put("scheduling_attempt", g.attempts);
-        stats.put("highest_retry_delay_ms", 0.0);
-        stats.put("scheduling_state", switch (g.state) {
-            case PENDING, RESCHEDULING -> "NO_RESOURCES";
-            case CREATED -> "FINISHED";
-            case REMOVED -> "REMOVED";
-        });
-        if (g.state == PlacementGroup.State.PENDING) {
-            e.put("beam_waiting_reason", g.waitingReason);
-            e.put("beam_waiting_seconds", round3((System.nanoTime() - g.createdNanos) / 1e9));
-        }
-        return e;
-    }
-
-    private static double round3(double v) {
-        return Math.round(v * 1000) / 1000.0;
+    /** Every group that is not removed; the caller holds the cluster lock. */
+    List<GroupSnapshot> live() {
+        return GroupTable.snapshot(groups.values(), false);
     }
 }

@@ -1,5 +1,6 @@
 package beam.codec;
 
+import beam.util.ErrorKind;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -29,13 +30,13 @@ public final class FrameRefusal {
             case "reply" -> {
                 h.set("rid", original.get("rid"));
                 h.put("ok", false);
-                h.put("kind", "ValueError");
+                h.put("kind", ErrorKind.INVALID_REQUEST.rayName());
                 h.put("error", text);
             }
             case "result" -> {
                 h.set("oid", original.get("oid"));
-                h.put("status", "error");
-                h.put("kind", "RaySystemError");
+                h.put("status", ErrorKind.FRAME_REFUSED.resultStatus());
+                h.put("kind", ErrorKind.FRAME_REFUSED.rayName());
                 h.put("message", text);
             }
             default -> {

@@ -2,6 +2,7 @@ package beam.daemon;
 
 import beam.auth.TokenAuth;
 import beam.cluster.Cluster;
+import beam.cluster.ClusterSnapshot;
 import beam.cluster.Node;
 import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
@@ -21,8 +22,8 @@ import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
 import beam.node.ProcessCap;
 import beam.util.Ids;
-import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import beam.util.Scheduler;
 import java.io.IOException;
@@ -61,7 +62,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private static final long GROUP_TICK_MILLIS = 1_000;
     private volatile Scheduler.Timer groupTicks;
     private final CompletableFuture<JsonNode> pythonVersions;
-    private ObjectNode headFacts;
     private final UserMetrics userMetrics = new UserMetrics();
     private NodeHttp http;
     /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
@@ -94,15 +94,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                         gate::serve)).start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
-        headFacts = NodeFacts.collect(nodeIp, accelerators, config.environment());
+        ObjectNode headFacts = NodeFacts.collect(nodeIp, accelerators, config.environment());
         headFacts.put("probe_port", port);
-        pythonVersions.thenAccept(py -> {
-            synchronized (cluster) {
-                ((ObjectNode) headFacts.get("versions")).setAll((ObjectNode) py);
-            }
-        });
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
                 HostProbe.resources(config, nodeIp, true, accelerators), accelerators, localNode).withFacts(headFacts));
+        pythonVersions.thenAccept(py -> cluster.onNodeVersions(nodeId, py));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(),
                 c -> LocalClient.of(c, this, origin)).start();
@@ -124,11 +120,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
 
     /** The HTTP face, bound off the start path; its ports go into node.json and the head's node facts. */
     private void startHttp(HttpConfig httpConfig) {
-        CachedView view = new CachedView(() -> ClusterViews.status(cluster));
+        CachedView<ClusterSnapshot> view = new CachedView<>(cluster::snapshot);
         Supplier<String> health = () -> stop.stopping() ? "the beam daemon is shutting down" : null;
         HeadView head = new HeadView() {
             @Override
-            public ObjectNode status() {
+            public ClusterSnapshot status() {
                 return view.get();
             }
 
@@ -140,7 +136,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         NodeMetrics metrics = new NodeMetrics(userMetrics, health,
                 new NodeMetrics.ClusterSource() {
                     @Override
-                    public ObjectNode status() {
+                    public ClusterSnapshot status() {
                         return view.get();
                     }
 
@@ -156,10 +152,9 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                 });
         http = new NodeHttp(httpConfig, config.authToken(), health, head, metrics);
         http.startInBackground((ports, error) -> {
-            synchronized (cluster) {
-                ObjectNode p = headFacts.putObject("http_ports");
-                ports.forEach(p::put);
-            }
+            ObjectNode facts = JsonNodeFactory.instance.objectNode();
+            ports.forEach(facts.putObject("http_ports")::put);
+            cluster.onNodeFacts(nodeId, facts);
             try {
                 session.writeHttp(ports, error);
             } catch (IOException e) {
@@ -241,11 +236,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     @Override
     public String gcsAddress() {
         return gcsAddress;
-    }
-
-    @Override
-    public ObjectNode headFacts() {
-        return headFacts;
     }
 
     @Override

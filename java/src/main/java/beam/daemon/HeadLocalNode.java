@@ -4,6 +4,7 @@ import beam.cluster.ActorRecord;
 import beam.cluster.Cluster;
 import beam.cluster.NodeLink;
 import beam.codec.Frame;
+import beam.dispatch.WireFrame;
 import beam.node.ActorEvents;
 import beam.node.NodeAgent;
 import beam.node.Prober;
@@ -58,6 +59,6 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
 
     @Override
     public void log(String actorId, Frame logFrame) {
-        cluster.onActorLog(actorId, logFrame);
+        cluster.onActorLog(actorId, WireFrame.output(logFrame));
     }
 }

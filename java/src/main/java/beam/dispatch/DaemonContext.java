@@ -3,7 +3,6 @@ package beam.dispatch;
 import beam.cluster.Cluster;
 import beam.codec.FrameLimits;
 import beam.metrics.UserMetrics;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** What a client session needs from the daemon that accepted it. */
 public interface DaemonContext {
@@ -22,9 +21,6 @@ public interface DaemonContext {
 
     /** Frame size limits, reported to clients in the hello reply. */
     FrameLimits limits();
-
-    /** What the head node reported about itself (versions, interfaces, GPUs). */
-    ObjectNode headFacts();
 
     /** The ray.util.metrics values of this node's processes (the {@code metrics} op). */
     UserMetrics userMetrics();

@@ -1,8 +1,10 @@
 package beam.dispatch;
 
 import beam.cluster.Client;
+import beam.cluster.Forwarded;
 import beam.codec.Frame;
 import beam.protocol.Frames;
+import beam.util.ErrorKind;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -14,7 +16,8 @@ public interface FramedClient extends Client {
     void push(Frame frame);
 
     @Override
-    default void runCall(String oid, String method, Frame call) {
+    default void runCall(String oid, String method, Forwarded message) {
+        Frame call = WireFrame.of(message);
         if (call.relay() != null) { // a plain call: the worker reads the same fields
             push(call);
             return;
@@ -26,23 +29,23 @@ public interface FramedClient extends Client {
     }
 
     @Override
-    default void callResult(Frame result) {
-        push(result);
+    default void callResult(Forwarded result) {
+        push(WireFrame.of(result));
     }
 
     @Override
     default void actorDied(String oid, String deathMessage) {
-        push(Frames.failedResult(oid, "actor_died", "ActorDiedError", deathMessage));
+        push(Frames.failedResult(oid, ErrorKind.ACTOR_DIED, deathMessage));
     }
 
     @Override
     default void noSuchActor(String oid, String message) {
-        push(Frames.failedResult(oid, "error", "ValueError", message));
+        push(Frames.failedResult(oid, ErrorKind.INVALID_REQUEST, message));
     }
 
     @Override
-    default void actorLog(Frame log) {
-        push(log);
+    default void actorLog(Forwarded log) {
+        push(WireFrame.of(log));
     }
 
     @Override

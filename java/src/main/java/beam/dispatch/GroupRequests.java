@@ -7,6 +7,7 @@ import beam.codec.Frame;
 import beam.protocol.Frames;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
+import beam.views.GroupViews;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -46,12 +47,12 @@ final class GroupRequests {
     }
 
     static void table(Request.PgTable p, PlacementGroups groups, FrameSink out) throws RequestException {
-        if (p.pgId() == null) { // every group: compact rows (cluster.GroupTable)
-            out.send(Frames.okWithBody(p.rid(), groups.tableRows()));
+        if (p.pgId() == null) { // every group: compact rows (views.GroupViews)
+            out.send(Frames.okWithBody(p.rid(), GroupViews.rows(groups.tableAll())));
             return;
         }
         ObjectNode reply = Frames.ok(p.rid());
-        reply.set("table", groups.table(p.pgId()));
+        reply.set("table", GroupViews.entry(groups.table(p.pgId())));
         out.send(new Frame(reply));
     }
 }

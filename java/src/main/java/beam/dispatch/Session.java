@@ -10,6 +10,7 @@ import beam.protocol.Frames;
 import beam.protocol.Protocol;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
+import beam.util.ErrorKind;
 import beam.views.ClusterViews;
 import beam.views.Doctor;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -86,7 +87,7 @@ public final class Session implements FramedClient {
     }
 
     private void refuse(long rid, String message) {
-        out.send(Frames.error(rid, "ConnectionError", message));
+        out.send(Frames.error(rid, ErrorKind.CONNECTION_REFUSED, message));
         out.close();
         closed = true;
     }
@@ -154,10 +155,10 @@ public final class Session implements FramedClient {
         try {
             request = Request.parse(frame.header());
         } catch (BadRequest e) {
-            if (e.rid() >= 0) out.send(Frames.error(e.rid(), "ValueError", e.getMessage()));
+            if (e.rid() >= 0) out.send(Frames.error(e.rid(), ErrorKind.INVALID_REQUEST, e.getMessage()));
             else if (frame.header().hasNonNull("oid") && frame.header().get("oid").isTextual()) {
                 String oid = frame.header().get("oid").asText();
-                if (oid.length() == 56) out.send(Frames.failedResult(oid, "error", "ValueError", e.getMessage()));
+                if (oid.length() == 56) out.send(Frames.failedResult(oid, ErrorKind.INVALID_REQUEST, e.getMessage()));
                 else LOG.warning(describe() + ": " + e.getMessage());
             } else if (frame.op().equals("pg_create") && frame.header().path("pg_id").isTextual()) {
                 out.send(Frames.pgEvent("pg_failed", frame.header().get("pg_id").asText(), e.getMessage()));
@@ -172,11 +173,11 @@ public final class Session implements FramedClient {
             if (request.rid() >= 0) out.send(Frames.error(request.rid(), e.kind(), e.getMessage()));
             else LOG.warning(describe() + ": " + e.getMessage());
         } catch (BadRequest e) {
-            out.send(Frames.error(e.rid(), "ValueError", e.getMessage()));
+            out.send(Frames.error(e.rid(), ErrorKind.INVALID_REQUEST, e.getMessage()));
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "bug while handling " + frame.op() + " from " + describe(), e);
             if (request.rid() >= 0) {
-                out.send(Frames.error(request.rid(), "RuntimeError", "internal error in the beam daemon: " + e));
+                out.send(Frames.error(request.rid(), ErrorKind.INTERNAL, "internal error in the beam daemon: " + e));
             }
         }
     }
@@ -191,11 +192,11 @@ public final class Session implements FramedClient {
     private void relay(RelayHeader relay, Frame frame) {
         try {
             if (relay.isCall()) {
-                cluster.call(this, relay.actorId(), relay.oid(), relay.method(), frame);
+                cluster.call(this, relay.actorId(), relay.oid(), relay.method(), new WireFrame(frame));
             } else {
                 if (actorId == null) throw RequestException.value("only actor workers send results");
                 if (!"ok".equals(relay.status())) cluster.callStats().failed();
-                cluster.onResult(actorId, relay.oid(), frame);
+                cluster.onResult(actorId, relay.oid(), new WireFrame(frame));
             }
         } catch (RequestException e) {
             LOG.warning(describe() + ": " + e.getMessage()); // one-way: no reply to send
@@ -206,13 +207,13 @@ public final class Session implements FramedClient {
 
     private void dispatch(Request request, Frame frame) throws RequestException, BadRequest {
         switch (request) {
-            case Request.Hello h -> out.send(Frames.error(h.rid(), "ValueError", "hello was already received"));
+            case Request.Hello h -> out.send(Frames.error(h.rid(), ErrorKind.INVALID_REQUEST, "hello was already received"));
             case Request.CreateActor c -> {
                 cluster.createActor(this, c.actorId(), c.className(), c.name(), c.namespace(),
                         OptionsParser.parse(c.rid(), c.options()), frame.payload());
                 out.send(new Frame(Frames.ok(c.rid())));
             }
-            case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), c.method(), frame);
+            case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), c.method(), new WireFrame(frame));
             case Request.Kill k -> {
                 cluster.kill(k.actorId());
                 out.send(new Frame(Frames.ok(k.rid())));
@@ -252,7 +253,7 @@ public final class Session implements FramedClient {
                 out.put("oid", r.oid());
                 out.put("status", r.status());
                 for (String extra : List.of("kind", "message")) if (h.hasNonNull(extra)) out.set(extra, h.get(extra));
-                cluster.onResult(actorId, r.oid(), new Frame(out, frame.payload()));
+                cluster.onResult(actorId, r.oid(), new WireFrame(new Frame(out, frame.payload())));
             }
         }
     }

@@ -1,6 +1,10 @@
 package beam.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.cluster.ClusterSnapshot;
+import beam.cluster.GroupSnapshot;
+import beam.cluster.GroupState;
+import beam.cluster.NodeSnapshot;
+import beam.cluster.Resources;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,50 +21,37 @@ final class ClusterStatusView {
     private ClusterStatusView() {
     }
 
-    static ObjectNode of(ObjectNode status) {
+    static ObjectNode of(ClusterSnapshot status) {
         ObjectNode data = F.objectNode();
         ObjectNode cs = F.objectNode();
         ObjectNode report = cs.putObject("loadMetricsReport");
-        ObjectNode usage = report.putObject("usage");
-        JsonNode total = status.path("total");
-        JsonNode available = status.path("available");
-        total.fields().forEachRemaining(e -> {
-            if (e.getKey().startsWith("node:")) return;
-            double t = e.getValue().asDouble();
-            usage.putArray(e.getKey()).add(t - available.path(e.getKey()).asDouble()).add(t);
-        });
+        usage(report.putObject("usage"), status.liveTotal(), status.liveAvailable());
         ObjectNode byNode = report.putObject("usageByNode");
         ObjectNode active = F.objectNode();
         ArrayNode failed = F.arrayNode();
-        for (JsonNode n : status.path("nodes")) {
-            String type = n.path("IsHead").asBoolean() ? "head" : "worker";
-            if (!n.path("Alive").asBoolean()) {
-                failed.addArray().add(n.path("NodeManagerAddress").asText()).add(type);
+        for (NodeSnapshot n : status.nodes()) {
+            String type = n.head() ? "head" : "worker";
+            if (!n.alive()) {
+                failed.addArray().add(n.ip()).add(type);
                 continue;
             }
-            active.put(type, active.path(type).asInt() + 1);
-            ObjectNode u = byNode.putObject(n.path("NodeID").asText());
-            n.path("Resources").fields().forEachRemaining(e -> {
-                if (e.getKey().startsWith("node:")) return;
-                double t = e.getValue().asDouble();
-                u.putArray(e.getKey()).add(t - n.path("Available").path(e.getKey()).asDouble()).add(t);
-            });
+            active.put(type, active.has(type) ? active.get(type).asInt() + 1 : 1);
+            usage(byNode.putObject(n.id()), n.total(), n.available());
         }
         report.putArray("resourceDemand");
         ArrayNode pg = report.putArray("pgDemand");
         StringBuilder text = new StringBuilder("Pending:\n");
         int pending = 0;
-        for (JsonNode g : status.path("placement_groups")) {
-            if (!g.path("state").asText().equals("PENDING")) continue;
+        for (GroupSnapshot g : status.groups()) {
+            if (g.state() != GroupState.PENDING) continue;
             pending++;
             ObjectNode d = pg.addObject();
             ArrayNode bundles = d.putArray("bundles");
-            g.path("bundles").forEach(b -> bundles.add(b.deepCopy()));
-            d.put("strategy", g.path("strategy").asText());
+            g.bundles().forEach(b -> bundles.add(b.toJson()));
+            d.put("strategy", g.strategy());
             d.put("count", 1);
-            d.put("beamWaitingReason", g.path("beam_waiting_reason").asText());
-            text.append(" placement group ").append(g.path("placement_group_id").asText()).append(": ")
-                    .append(g.path("beam_waiting_reason").asText()).append('\n');
+            d.put("beamWaitingReason", g.waitingReason());
+            text.append(" placement group ").append(g.id()).append(": ").append(g.waitingReason()).append('\n');
         }
         if (pending == 0) text.append(" (no resource demands)\n");
         ObjectNode auto = cs.putObject("autoscalerReport");
@@ -73,5 +64,14 @@ final class ClusterStatusView {
         data.putNull("autoscalingError");
         data.set("clusterStatus", cs);
         return data;
+    }
+
+    /** Each resource but the node: ones as {@code [used, total]}. */
+    private static void usage(ObjectNode into, Resources total, Resources available) {
+        total.asMap().forEach((name, units) -> {
+            if (name.startsWith("node:")) return;
+            double t = Resources.toAmount(units);
+            into.putArray(name).add(t - Resources.toAmount(available.get(name))).add(t);
+        });
     }
 }

@@ -1,5 +1,7 @@
 package beam.http;
 
+import beam.cluster.ClusterSnapshot;
+import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -43,13 +45,13 @@ final class StateApi {
                     return Route.Reply.json(v);
                 }),
                 new Route("/api/beam/dashboard", false, q -> {
-                    ObjectNode view = head.status().deepCopy();
+                    ObjectNode view = ClusterViews.status(head.status());
                     view.put("time_ms", System.currentTimeMillis());
                     return Route.Reply.json(view);
                 }));
     }
 
-    private static Route list(String path, HeadView head, Function<ObjectNode, ArrayNode> rows, Set<String> filterable) {
+    private static Route list(String path, HeadView head, Function<ClusterSnapshot, ArrayNode> rows, Set<String> filterable) {
         return new Route(path, false, q -> {
             int limit = Query.integer(q, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
             ArrayNode all = rows.apply(head.status());

@@ -1,6 +1,12 @@
 package beam.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.cluster.ActorHistory;
+import beam.cluster.ActorSnapshot;
+import beam.cluster.ClusterSnapshot;
+import beam.cluster.GroupSnapshot;
+import beam.cluster.NodeSnapshot;
+import beam.views.ClusterViews;
+import beam.views.GroupViews;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -9,8 +15,8 @@ import java.util.Set;
 
 /**
  * Rows of Ray's state API ({@code ray.util.state.common}: NodeState, ActorState,
- * PlacementGroupState), with Ray's field names and state names, made from the head's
- * status view.
+ * PlacementGroupState), with Ray's field names and state names, made from one snapshot of
+ * the cluster.
  */
 final class StateRows {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
@@ -18,95 +24,90 @@ final class StateRows {
     private StateRows() {
     }
 
-    static ArrayNode nodes(ObjectNode status) {
+    static ArrayNode nodes(ClusterSnapshot status) {
         ArrayNode rows = F.arrayNode();
-        for (JsonNode n : status.path("nodes")) {
+        for (NodeSnapshot n : status.nodes()) {
             ObjectNode r = rows.addObject();
-            boolean alive = n.path("Alive").asBoolean();
-            r.put("node_id", n.path("NodeID").asText());
-            r.put("node_ip", n.path("NodeManagerAddress").asText());
-            r.put("is_head_node", n.path("IsHead").asBoolean());
-            r.put("state", alive ? "ALIVE" : "DEAD");
-            if (alive) r.putNull("state_message");
-            else r.put("state_message", n.path("DeathReasonMessage").asText());
-            r.put("node_name", n.path("NodeName").asText());
-            r.set("resources_total", n.path("Resources").deepCopy());
-            r.set("resources_available", n.path("Available").deepCopy());
-            r.set("labels", n.path("Labels").deepCopy());
-            r.put("start_time_ms", n.path("StartTimeMs").asLong());
+            r.put("node_id", n.id());
+            r.put("node_ip", n.ip());
+            r.put("is_head_node", n.head());
+            r.put("state", n.alive() ? "ALIVE" : "DEAD");
+            if (n.alive()) r.putNull("state_message");
+            else r.put("state_message", n.deathReason());
+            r.put("node_name", n.ip());
+            r.set("resources_total", ClusterViews.resources(n, n.total()));
+            r.set("resources_available", ClusterViews.resources(n, n.available()));
+            r.set("labels", ClusterViews.labels(n));
+            r.put("start_time_ms", n.startedMillis());
             r.put("end_time_ms", 0);
         }
         return rows;
     }
 
     /** Every actor in the table, then the recent dead ones that already left it. */
-    static ArrayNode actors(ObjectNode status) {
+    static ArrayNode actors(ClusterSnapshot status) {
         ArrayNode rows = F.arrayNode();
         Set<String> seen = new HashSet<>();
-        for (JsonNode a : status.path("actors")) {
-            seen.add(a.path("actor_id").asText());
+        for (ActorSnapshot a : status.actors()) {
+            seen.add(a.id());
             rows.add(actor(a));
         }
-        for (JsonNode a : status.path("recent_deaths")) {
-            if (seen.add(a.path("actor_id").asText())) rows.add(actor(a));
+        for (ActorHistory.Death d : status.recentDeaths()) {
+            if (seen.add(d.actor().id())) rows.add(actor(d.actor()));
         }
         return rows;
     }
 
-    private static ObjectNode actor(JsonNode a) {
+    private static ObjectNode actor(ActorSnapshot a) {
         ObjectNode r = F.objectNode();
-        String state = a.path("state").asText();
-        r.put("actor_id", a.path("actor_id").asText());
-        r.put("class_name", a.path("class_name").asText());
-        r.put("state", switch (state) {
-            case "ALIVE", "DEAD" -> state;
+        r.put("actor_id", a.id());
+        r.put("class_name", a.className());
+        r.put("state", switch (a.state()) {
+            case ALIVE, DEAD -> a.state().name();
             default -> "PENDING_CREATION";
         });
-        r.put("job_id", a.path("job_id").asText(""));
-        if (a.hasNonNull("name")) r.put("name", a.path("name").asText());
-        else r.put("name", "");
-        r.set("node_id", a.path("node_id").deepCopy());
-        r.put("pid", a.path("pid").asLong());
-        r.put("ray_namespace", a.path("namespace").asText(""));
+        r.put("job_id", a.jobId() != null ? a.jobId() : "");
+        r.put("name", a.name() != null ? a.name() : "");
+        r.put("node_id", a.nodeId());
+        r.put("pid", a.pid());
+        r.put("ray_namespace", a.namespace() != null ? a.namespace() : "");
         r.put("serialized_runtime_env", "{}");
-        r.set("required_resources", a.path("resources").deepCopy());
-        if (a.hasNonNull("death_message")) {
+        r.set("required_resources", a.request().toJson());
+        if (a.deathMessage() != null) {
             ObjectNode ctx = r.putObject("death_cause").putObject("actor_died_error_context");
-            ctx.put("error_message", a.path("death_message").asText());
-            ctx.put("actor_id", a.path("actor_id").asText());
-            ctx.put("class_name", a.path("class_name").asText());
-            ctx.put("pid", a.path("pid").asLong());
-            ctx.set("node_ip_address", a.path("node_ip").deepCopy());
+            ctx.put("error_message", a.deathMessage());
+            ctx.put("actor_id", a.id());
+            ctx.put("class_name", a.className());
+            ctx.put("pid", a.pid());
+            ctx.put("node_ip_address", a.nodeIp());
         } else {
             r.putNull("death_cause");
         }
-        r.put("is_detached", a.path("is_detached").asBoolean(false));
-        r.set("placement_group_id", a.path("placement_group_id").deepCopy());
+        r.put("is_detached", a.detached());
+        r.put("placement_group_id", a.groupId());
         r.put("repr_name", "");
         r.put("num_restarts", 0);
         r.put("num_restarts_due_to_lineage_reconstruction", 0);
         return r;
     }
 
-    static ArrayNode placementGroups(ObjectNode status) {
+    static ArrayNode placementGroups(ClusterSnapshot status) {
         ArrayNode rows = F.arrayNode();
-        for (JsonNode g : status.path("placement_groups")) {
+        for (GroupSnapshot g : status.groups()) {
             ObjectNode r = rows.addObject();
-            String id = g.path("placement_group_id").asText();
-            r.put("placement_group_id", id);
-            r.put("name", g.path("name").asText(""));
+            r.put("placement_group_id", g.id());
+            r.put("name", g.name() != null ? g.name() : "");
             r.put("creator_job_id", "");
-            r.put("state", g.path("state").asText());
+            r.put("state", g.state().name());
             ArrayNode bundles = r.putArray("bundles");
-            g.path("bundles").fields().forEachRemaining(e -> {
+            for (int i = 0; i < g.bundles().size(); i++) {
                 ObjectNode b = bundles.addObject();
-                b.put("bundle_id", id + "_" + e.getKey());
-                b.set("node_id", g.path("bundles_to_node_id").path(e.getKey()).isMissingNode() ? F.nullNode()
-                        : g.path("bundles_to_node_id").path(e.getKey()).deepCopy());
-                b.set("unit_resources", e.getValue().deepCopy());
-            });
+                b.put("bundle_id", g.id() + "_" + i);
+                b.put("node_id", g.bundleNodes().get(i));
+                b.set("unit_resources", g.bundles().get(i).toJson());
+            }
             r.put("is_detached", false);
-            r.set("stats", g.path("stats").deepCopy());
+            r.set("stats", GroupViews.stats(g));
         }
         return rows;
     }

@@ -12,6 +12,7 @@ import beam.dispatch.DaemonContext;
 import beam.dispatch.FrameSink;
 import beam.dispatch.Origin;
 import beam.dispatch.Session;
+import beam.dispatch.WireFrame;
 import beam.node.SpawnSpec;
 import beam.views.VersionCheck;
 import beam.protocol.LinkCodec;
@@ -119,8 +120,8 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
             case LinkMessage.ActorStarted a -> cluster.onActorProcessStarted(a.actorId(), a.pid());
             case LinkMessage.ActorStartFailed a -> cluster.onActorStartFailed(a.actorId(), a.detail());
             case LinkMessage.ActorExited a -> cluster.onActorExited(a.actorId(), a.code(), a.tail(), a.oomKills());
-            case LinkMessage.ActorLog l -> cluster.onActorLog(l.actorId(), l.frame());
-            case LinkMessage.NodeVersions v -> VersionCheck.record(cluster, nodeId, v.versions(), daemon.headFacts());
+            case LinkMessage.ActorLog l -> cluster.onActorLog(l.actorId(), WireFrame.output(l.frame()));
+            case LinkMessage.NodeVersions v -> VersionCheck.record(cluster, nodeId, v.versions());
             case LinkMessage.ProbeResult r -> {
                 CompletableFuture<JsonNode> f = probes.get(r.probeId());
                 if (f != null) f.complete(r.results());

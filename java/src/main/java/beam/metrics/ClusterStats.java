@@ -1,7 +1,11 @@
 package beam.metrics;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.cluster.ActorSnapshot;
+import beam.cluster.ClusterSnapshot;
+import beam.cluster.GroupSnapshot;
+import beam.cluster.GroupState;
+import beam.cluster.NodeSnapshot;
+import beam.cluster.Resources;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
@@ -9,13 +13,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The head's cluster-wide metrics, read from one status view (the cluster lock is not held here). */
+/** The head's cluster-wide metrics, read from one snapshot of the cluster (the cluster lock is not held here). */
 final class ClusterStats {
     private ClusterStats() {
     }
 
     static void add(List<MetricSnapshot> out, NodeMetrics.ClusterSource source) {
-        ObjectNode s = source.status();
+        ClusterSnapshot s = source.status();
         resources(out, s);
         actors(out, s);
         groups(out, s);
@@ -25,19 +29,17 @@ final class ClusterStats {
                 "Actor calls that failed: the method raised, or the actor died or did not exist", source.failedCalls()));
     }
 
-    private static void resources(List<MetricSnapshot> out, ObjectNode s) {
+    private static void resources(List<MetricSnapshot> out, ClusterSnapshot s) {
         Map<Labels, Double> state = NodeMetrics.points();
         Map<Labels, Double> total = NodeMetrics.points();
-        for (JsonNode n : s.path("nodes")) {
-            if (!n.path("Alive").asBoolean()) continue;
-            String ip = n.path("NodeManagerAddress").asText();
-            String id = n.path("NodeID").asText();
-            JsonNode avail = n.path("Available");
-            for (var it = n.path("Resources").fields(); it.hasNext(); ) {
-                var e = it.next();
+        for (NodeSnapshot n : s.nodes()) {
+            if (!n.alive()) continue;
+            String ip = n.ip();
+            String id = n.id();
+            for (var e : n.total().asMap().entrySet()) {
                 if (e.getKey().startsWith("node:")) continue;
-                double t = e.getValue().asDouble();
-                double a = avail.path(e.getKey()).asDouble();
+                double t = Resources.toAmount(e.getValue());
+                double a = Resources.toAmount(n.available().get(e.getKey()));
                 state.put(NodeMetrics.labels("Name", e.getKey(), "State", "USED", "NodeAddress", ip, "NodeId", id), t - a);
                 state.put(NodeMetrics.labels("Name", e.getKey(), "State", "AVAILABLE", "NodeAddress", ip, "NodeId", id), a);
                 total.put(NodeMetrics.labels("Name", e.getKey(), "NodeAddress", ip, "NodeId", id), t);
@@ -48,36 +50,36 @@ final class ClusterStats {
     }
 
     /** Ray's actor states: PENDING and STARTING are both PENDING_CREATION there. */
-    private static void actors(List<MetricSnapshot> out, ObjectNode s) {
+    private static void actors(List<MetricSnapshot> out, ClusterSnapshot s) {
         Map<String, Integer> counts = new LinkedHashMap<>();
-        for (JsonNode a : s.path("actors")) {
-            String state = switch (a.path("state").asText()) {
-                case "ALIVE" -> "ALIVE";
-                case "DEAD" -> null; // counted below, from every death
+        for (ActorSnapshot a : s.actors()) {
+            String state = switch (a.state()) {
+                case ALIVE -> "ALIVE";
+                case DEAD -> null; // counted below, from every death
                 default -> "PENDING_CREATION";
             };
-            if (state != null) counts.merge(state + "\0" + a.path("class_name").asText(), 1, Integer::sum);
+            if (state != null) counts.merge(state + "\0" + a.className(), 1, Integer::sum);
         }
         Map<Labels, Double> points = NodeMetrics.points();
         counts.forEach((k, v) -> {
             String[] p = k.split("\0", 2);
             points.put(NodeMetrics.labels("State", p[0], "Name", p[1]), (double) v);
         });
-        s.path("dead_actors_by_class").fields().forEachRemaining(e ->
-                points.put(NodeMetrics.labels("State", "DEAD", "Name", e.getKey()), e.getValue().asDouble()));
+        s.deathsByClass().forEach((name, deaths) ->
+                points.put(NodeMetrics.labels("State", "DEAD", "Name", name), (double) deaths));
         out.add(NodeMetrics.gauge("ray_actors", "Actors by state and class (Ray's metric; DEAD counts every death)", points));
     }
 
-    private static void groups(List<MetricSnapshot> out, ObjectNode s) {
+    private static void groups(List<MetricSnapshot> out, ClusterSnapshot s) {
         Map<String, Integer> byState = new LinkedHashMap<>();
         for (String st : List.of("PENDING", "CREATED", "RESCHEDULING")) byState.put(st, 0);
         Map<Labels, Double> waiting = NodeMetrics.points();
-        for (JsonNode g : s.path("placement_groups")) {
-            String st = g.path("state").asText();
-            byState.merge(st, 1, Integer::sum);
-            if (st.equals("PENDING")) {
-                waiting.put(NodeMetrics.labels("PlacementGroupId", g.path("placement_group_id").asText(),
-                        "Name", g.path("name").asText()), g.path("beam_waiting_seconds").asDouble());
+        for (GroupSnapshot g : s.groups()) {
+            byState.merge(g.state().name(), 1, Integer::sum);
+            if (g.state() == GroupState.PENDING) {
+                // an unnamed group's label reads "null", as it always has
+                waiting.put(NodeMetrics.labels("PlacementGroupId", g.id(), "Name", String.valueOf(g.name())),
+                        Math.round(g.waitedSeconds() * 1000) / 1000.0);
             }
         }
         Map<Labels, Double> points = NodeMetrics.points();
@@ -87,17 +89,16 @@ final class ClusterStats {
                 "How long each pending placement group has waited, in seconds", waiting));
     }
 
-    private static void nodes(List<MetricSnapshot> out, ObjectNode s) {
+    private static void nodes(List<MetricSnapshot> out, ClusterSnapshot s) {
         double[] active = new double[2];
         double[] failed = new double[2];
         Map<Labels, Double> rtt = NodeMetrics.points();
-        for (JsonNode n : s.path("nodes")) {
-            int type = n.path("IsHead").asBoolean() ? 0 : 1;
-            if (n.path("Alive").asBoolean()) active[type]++;
+        for (NodeSnapshot n : s.nodes()) {
+            int type = n.head() ? 0 : 1;
+            if (n.alive()) active[type]++;
             else failed[type]++;
-            if (n.path("Alive").asBoolean() && n.has("BeamHeartbeatRttMicros")) {
-                rtt.put(NodeMetrics.labels("NodeAddress", n.path("NodeManagerAddress").asText(),
-                        "NodeId", n.path("NodeID").asText()), n.path("BeamHeartbeatRttMicros").asDouble() / 1e6);
+            if (n.alive() && n.rttMicros() >= 0) {
+                rtt.put(NodeMetrics.labels("NodeAddress", n.ip(), "NodeId", n.id()), n.rttMicros() / 1e6);
             }
         }
         out.add(NodeMetrics.gauge("ray_cluster_active_nodes", "Live nodes by type (Ray's metric)",

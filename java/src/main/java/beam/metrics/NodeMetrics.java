@@ -1,5 +1,6 @@
 package beam.metrics;
 
+import beam.cluster.ClusterSnapshot;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.prometheus.metrics.config.EscapingScheme;
@@ -28,9 +29,9 @@ import java.util.logging.Logger;
  * names where Ray has one; the list is in docs/METRICS.md.
  */
 public final class NodeMetrics {
-    /** The cluster's side, on the head: its status view and call counts. */
+    /** The cluster's side, on the head: one snapshot of it and its call counts. */
     public interface ClusterSource {
-        ObjectNode status();
+        ClusterSnapshot status();
 
         long calls();
 

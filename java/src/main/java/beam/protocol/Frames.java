@@ -2,6 +2,7 @@ package beam.protocol;
 
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
+import beam.util.ErrorKind;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -45,21 +46,21 @@ public final class Frames {
         return new Frame(h, jsonObject);
     }
 
-    public static Frame error(long rid, String kind, String message) {
+    public static Frame error(long rid, ErrorKind kind, String message) {
         ObjectNode h = header("reply");
         h.put("rid", rid);
         h.put("ok", false);
-        h.put("kind", kind);
+        h.put("kind", kind.rayName());
         h.put("error", message);
         return new Frame(h);
     }
 
-    /** A failed call: {@code status} is actor_died or error. */
-    public static Frame failedResult(String oid, String status, String kind, String message) {
+    /** A failed call: its {@code status} (actor_died or error) and {@code kind} follow from {@code kind}. */
+    public static Frame failedResult(String oid, ErrorKind kind, String message) {
         ObjectNode h = header("result");
         h.put("oid", oid);
-        h.put("status", status);
-        h.put("kind", kind);
+        h.put("status", kind.resultStatus());
+        h.put("kind", kind.rayName());
         h.put("message", message);
         return new Frame(h);
     }

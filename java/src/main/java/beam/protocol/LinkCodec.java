@@ -27,6 +27,7 @@ import beam.protocol.LinkMessage.ToHead;
 import beam.protocol.LinkMessage.ToNode;
 import beam.protocol.LinkMessage.Welcome;
 import beam.protocol.Request.BadRequest;
+import beam.util.ErrorKind;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -54,7 +55,7 @@ public final class LinkCodec {
                 return l.frame();
             }
             case Refused r -> {
-                return Frames.error(r.rid(), "ConnectionError", r.message());
+                return Frames.error(r.rid(), ErrorKind.CONNECTION_REFUSED, r.message());
             }
             case Challenge c -> {
                 h = Frames.header("challenge");

@@ -1,10 +1,10 @@
 package beam.views;
 
 import beam.cluster.ActorHistory;
-import beam.cluster.ActorRecord;
 import beam.cluster.ActorSnapshot;
 import beam.cluster.Cluster;
-import beam.cluster.Node;
+import beam.cluster.ClusterSnapshot;
+import beam.cluster.NodeSnapshot;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.Resources;
 import beam.codec.FrameCodec;
@@ -16,7 +16,8 @@ import java.util.List;
 /**
  * Read-only JSON views of the cluster in Ray's shapes (tests/golden/ray-2.58-shapes.json):
  * node dicts as {@code ray.nodes()} returns them, plus the extra fields {@code ray status}
- * shows. Each view is taken under the cluster lock, in one piece.
+ * shows, rendered from the records the cluster copies itself into under its lock
+ * ({@link ClusterSnapshot}, {@link NodeSnapshot}).
  */
 public final class ClusterViews {
     /**
@@ -34,47 +35,67 @@ public final class ClusterViews {
     private ClusterViews() {
     }
 
-    /** The {@code cluster_state} view: every node, the live nodes' totals, the namespace, Ray's node keys. */
+    /** The {@code cluster_state} view, taken under the cluster lock in one piece. */
     public static ObjectNode state(Cluster cluster) {
-        synchronized (cluster) {
-            ObjectNode s = F.objectNode();
-            ArrayNode list = s.putArray("nodes");
-            Resources total = new Resources();
-            Resources available = new Resources();
-            for (Node n : cluster.nodes()) {
-                list.add(node(n));
-                if (n.alive()) {
-                    total.add(n.total());
-                    available.add(n.available());
-                }
+        return state(cluster.namespace(), cluster.nodeSnapshots());
+    }
+
+    /** The {@code status} view, taken under the cluster lock in one piece. */
+    public static ObjectNode status(Cluster cluster) {
+        return status(cluster.snapshot());
+    }
+
+    /** The {@code cluster_state} view: every node, the live nodes' totals, the namespace, Ray's node keys. */
+    public static ObjectNode state(String namespace, List<NodeSnapshot> nodes) {
+        ObjectNode s = F.objectNode();
+        ArrayNode list = s.putArray("nodes");
+        Resources total = new Resources();
+        Resources available = new Resources();
+        for (NodeSnapshot n : nodes) {
+            list.add(node(n));
+            if (n.alive()) {
+                total.add(n.total());
+                available.add(n.available());
             }
-            s.set("total", total.toJson());
-            s.set("available", available.toJson());
-            s.put("namespace", cluster.namespace());
-            ArrayNode keys = s.putArray("ray_node_keys");
-            RAY_NODE_KEYS.forEach(keys::add);
-            return s;
         }
+        s.set("total", total.toJson());
+        s.set("available", available.toJson());
+        s.put("namespace", namespace);
+        ArrayNode keys = s.putArray("ray_node_keys");
+        RAY_NODE_KEYS.forEach(keys::add);
+        return s;
     }
 
     /** The {@code status} view: the state, every actor, the live groups and the recent deaths. */
-    public static ObjectNode status(Cluster cluster) {
-        synchronized (cluster) {
-            ObjectNode s = state(cluster);
-            ArrayNode actors = s.putArray("actors");
-            for (ActorRecord a : cluster.actors()) actors.add(actor(a.snapshot()));
-            s.set("placement_groups", cluster.groups().tableLive()); // removed ones are placement_group_table's
-            ArrayNode deaths = s.putArray("recent_deaths");
-            for (ActorHistory.Death d : cluster.recentDeaths()) {
-                deaths.add(actor(d.actor()).put("end_time_ms", d.endTimeMillis()));
-            }
-            ObjectNode byClass = s.putObject("dead_actors_by_class");
-            cluster.deathsByClass().forEach(byClass::put);
-            return s;
+    public static ObjectNode status(ClusterSnapshot snapshot) {
+        ObjectNode s = state(snapshot.namespace(), snapshot.nodes());
+        ArrayNode actors = s.putArray("actors");
+        for (ActorSnapshot a : snapshot.actors()) actors.add(actor(a));
+        s.set("placement_groups", GroupViews.byId(snapshot.groups()));
+        ArrayNode deaths = s.putArray("recent_deaths");
+        for (ActorHistory.Death d : snapshot.recentDeaths()) {
+            deaths.add(actor(d.actor()).put("end_time_ms", d.endTimeMillis()));
         }
+        ObjectNode byClass = s.putObject("dead_actors_by_class");
+        snapshot.deathsByClass().forEach(byClass::put);
+        return s;
     }
 
-    static ObjectNode node(Node n) {
+    /** A node's {@code Labels}: its id, and its accelerator type where it has one. */
+    public static ObjectNode labels(NodeSnapshot n) {
+        ObjectNode labels = F.objectNode();
+        labels.put("ray.io/node-id", n.id());
+        n.accelerators().values().stream().filter(a -> a.type() != null).findFirst()
+                .ifPresent(a -> labels.put("ray.io/accelerator-type", a.type()));
+        return labels;
+    }
+
+    /** A node's {@code Resources} (total) or {@code Available}: empty once it is dead. */
+    public static ObjectNode resources(NodeSnapshot n, Resources r) {
+        return n.alive() ? r.toJson() : F.objectNode();
+    }
+
+    static ObjectNode node(NodeSnapshot n) {
         ObjectNode o = F.objectNode();
         o.put("NodeID", n.id());
         o.put("Alive", n.alive());
@@ -84,27 +105,24 @@ public final class ClusterViews {
         o.put("ObjectManagerPort", 0);
         o.put("ObjectStoreSocketName", "");
         o.put("RayletSocketName", "");
-        o.put("MetricsExportPort", n.facts().path("http_ports").path("metrics").asInt(-1));
+        o.put("MetricsExportPort", n.facts().httpPort("metrics"));
         o.put("MetricsAgentPort", -1);
-        o.put("DashboardAgentListenPort", n.facts().path("http_ports").path("agent").asInt(-1));
+        o.put("DashboardAgentListenPort", n.facts().httpPort("agent"));
         o.put("NodeName", n.ip());
         o.put("RuntimeEnvAgentPort", -1);
         o.put("DeathReason", n.alive() ? 0 : 1);
         o.put("DeathReasonMessage", n.deathReason());
         o.put("alive", n.alive());
-        o.set("Resources", n.alive() ? n.total().toJson() : F.objectNode());
-        ObjectNode labels = o.putObject("Labels");
-        labels.put("ray.io/node-id", n.id());
-        n.accelerators().values().stream().filter(a -> a.type() != null).findFirst()
-                .ifPresent(a -> labels.put("ray.io/accelerator-type", a.type()));
-        o.set("Available", n.alive() ? n.available().toJson() : F.objectNode());
-        o.put("IsHead", n.isHead());
+        o.set("Resources", resources(n, n.total()));
+        o.set("Labels", labels(n));
+        o.set("Available", resources(n, n.available()));
+        o.put("IsHead", n.head());
         ArrayNode gpus = o.putArray("GpuIds");
         n.gpuIds().forEach(gpus::add);
         o.set("Accelerators", NodeAccelerator.toJson(n.accelerators()));
         o.put("StartTimeMs", n.startedMillis());
         if (n.rttMicros() >= 0) o.put("BeamHeartbeatRttMicros", n.rttMicros());
-        o.set("BeamFacts", n.facts());
+        o.set("BeamFacts", n.facts().toJson());
         return o;
     }
 

@@ -1,6 +1,7 @@
 package beam.views;
 
 import beam.cluster.Cluster;
+import beam.cluster.HostFacts;
 import beam.cluster.Node;
 import beam.cluster.NodeAccelerator;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -41,19 +42,22 @@ public final class Doctor {
             r.put("node_id", n.id());
             r.put("node_ip", n.ip());
             r.put("is_head", n.isHead());
-            r.set("versions", n.facts().path("versions"));
-            r.set("accelerators", n.facts().path("accelerators"));
-            String nic = n.facts().path("node_ip_interface").asText(null);
+            HostFacts facts = n.facts();
+            r.set("versions", facts.versions());
+            r.set("accelerators", facts.accelerators());
+            String nic = facts.nodeIpInterface();
             r.put("interface", nic);
             if (nic == null) {
                 problems.add("node " + n.ip() + ": its node IP is not an address of any interface on its host; other hosts "
-                        + "cannot reach it there. Start it with --node-ip-address set to one of: " + addresses(n.facts()));
+                        + "cannot reach it there. Start it with --node-ip-address set to one of: " + addresses(facts));
             } else if (!nic.equals("lo")) {
                 r.put("hint", "export NCCL_SOCKET_IFNAME=" + nic + " GLOO_SOCKET_IFNAME=" + nic);
             }
-            if (n.facts().hasNonNull("probe_error")) problems.add("node " + n.ip() + ": " + n.facts().path("probe_error").asText());
-            for (JsonNode w : n.facts().path("version_warnings")) problems.add("version mismatch: " + w.asText());
-            for (var it = n.facts().path("accelerators").fields(); it.hasNext(); ) {
+            if (facts.probeError() != null) problems.add("node " + n.ip() + ": " + facts.probeError());
+            if (facts.versionWarnings() != null) {
+                for (String w : facts.versionWarnings()) problems.add("version mismatch: " + w);
+            }
+            for (var it = facts.accelerators().fields(); it.hasNext(); ) {
                 var e = it.next();
                 JsonNode a = e.getValue();
                 if (!a.path("source").asText().equals(NodeAccelerator.DECLARED) || a.path("ids").isEmpty()) continue;
@@ -72,7 +76,7 @@ public final class Doctor {
             ArrayNode targets = F.arrayNode();
             for (Node to : nodes) {
                 if (to == from) continue;
-                targets.addObject().put("node_id", to.id()).put("ip", to.ip()).put("port", to.facts().path("probe_port").asInt(-1));
+                targets.addObject().put("node_id", to.id()).put("ip", to.ip()).put("port", to.facts().probePort());
             }
             if (!targets.isEmpty()) pending.put(from, from.probe(targets));
         }
@@ -101,10 +105,10 @@ public final class Doctor {
         return matrix;
     }
 
-    private static String addresses(JsonNode facts) {
+    private static String addresses(HostFacts facts) {
         List<String> all = new ArrayList<>();
-        for (JsonNode nic : facts.path("interfaces")) {
-            for (JsonNode a : nic.path("addresses")) all.add(a.asText() + " (" + nic.path("name").asText() + ")");
+        for (HostFacts.Interface nic : facts.interfaces()) {
+            for (String a : nic.addresses()) all.add(a + " (" + nic.name() + ")");
         }
         return all.isEmpty() ? "(no interface found)" : String.join(", ", all);
     }

@@ -1,6 +1,7 @@
 package beam.views;
 
 import beam.cluster.Cluster;
+import beam.cluster.HostFacts;
 import beam.cluster.Node;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -26,21 +27,21 @@ public final class VersionCheck {
      * A node's Python-side versions arrived (shortly after its join): records them in its
      * facts with a warning for each that differs from the head's.
      */
-    public static void record(Cluster cluster, String nodeId, JsonNode versions, ObjectNode headFacts) {
+    public static void record(Cluster cluster, String nodeId, JsonNode versions) {
         synchronized (cluster) {
             Node node = cluster.onNodeVersions(nodeId, versions);
             if (node == null) return;
             ObjectNode warnings = JsonNodeFactory.instance.objectNode();
-            warnings.set("version_warnings", compare(headFacts, node.facts(), node.ip()));
+            warnings.set("version_warnings", compare(cluster.headFacts(), node.facts(), node.ip()));
             cluster.onNodeFacts(nodeId, warnings);
         }
     }
 
     /** The warnings for {@code node}'s versions against {@code head}'s. */
-    static ArrayNode compare(ObjectNode head, ObjectNode node, String ip) {
+    static ArrayNode compare(HostFacts head, HostFacts node, String ip) {
         ArrayNode warnings = JsonNodeFactory.instance.arrayNode();
-        JsonNode hv = head.path("versions");
-        JsonNode nv = node.path("versions");
+        JsonNode hv = head.versions();
+        JsonNode nv = node.versions();
         for (String key : KEYS) {
             String a = comparable(key, hv.path(key).asText(null));
             String b = comparable(key, nv.path(key).asText(null));

@@ -3,6 +3,7 @@ package beam.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.Frame;
+import beam.dispatch.WireFrame;
 import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
@@ -12,10 +13,11 @@ import org.junit.jupiter.api.Test;
 class ActorHistoryTest {
     private final ActorHistory history = new ActorHistory();
 
-    private static Frame log(String stream, String text) {
+    /** A log frame as the dispatch layer hands it to the domain (its stream read from the header). */
+    private static ActorOutput log(String stream, String text) {
         ObjectNode h = Frames.header("log");
         h.put("stream", stream);
-        return new Frame(h, text.getBytes(StandardCharsets.UTF_8));
+        return WireFrame.output(new Frame(h, text.getBytes(StandardCharsets.UTF_8)));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
+import beam.dispatch.WireFrame;
 import beam.protocol.Frames;
 import beam.util.Ids;
 import java.util.Collections;
@@ -51,7 +52,7 @@ class ClusterIndexTest {
 
     private static String call(Cluster cluster, Client caller, String actorId) {
         String oid = Ids.randomHex(28);
-        cluster.call(caller, actorId, oid, "m", new Frame(FrameCodec.json().createObjectNode().put("method", "m")));
+        cluster.call(caller, actorId, oid, "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
         return oid;
     }
 
@@ -60,7 +61,7 @@ class ClusterIndexTest {
     }
 
     private void result(String actorId, String oid) {
-        cluster.onResult(actorId, oid, new Frame(Frames.header("result").put("oid", oid).put("status", "ok")));
+        cluster.onResult(actorId, oid, new WireFrame(new Frame(Frames.header("result").put("oid", oid).put("status", "ok"))));
     }
 
     @Test
@@ -158,10 +159,10 @@ class ClusterIndexTest {
 
         cluster.onClientGone(leaving);
 
-        assertThat(groups.table(tooBig).get("state").asText()).isEqualTo("REMOVED");
+        assertThat(groups.table(tooBig).state()).isEqualTo(GroupState.REMOVED);
         assertThat(staying.frames("pg_removed")).hasSize(1); // it watched the departed owner's group
-        assertThat(groups.table(othersPending).get("state").asText()).isEqualTo("PENDING");
-        assertThat(groups.table(placed).get("state").asText()).isEqualTo("CREATED");
+        assertThat(groups.table(othersPending).state()).isEqualTo(GroupState.PENDING);
+        assertThat(groups.table(placed).state()).isEqualTo(GroupState.CREATED);
         groups.remove(othersPending);
         assertThat(leaving.frames("pg_removed")).isEmpty(); // it left before: not told
         assertThat(staying.frames("pg_removed")).hasSize(2);
@@ -177,14 +178,14 @@ class ClusterIndexTest {
         groups.create(driver, spanning, "", "PACK", Collections.nCopies(6, new Resources().set("GPU", Resources.UNIT)), false);
         String onBOnly = Ids.randomHex(18);
         groups.create(driver, onBOnly, "", "STRICT_PACK", List.of(new Resources().set("GPU", 2 * Resources.UNIT)), false);
-        assertThat(groups.table(onBOnly).get("bundles_to_node_id").get("0").asText()).isEqualTo(b.id);
+        assertThat(groups.table(onBOnly).bundleNodes().get(0)).isEqualTo(b.id);
 
         cluster.onNodeLost(a.id, "test");
 
-        assertThat(groups.table(spanning).get("state").asText()).isEqualTo("RESCHEDULING");
-        assertThat(groups.table(onBOnly).get("state").asText()).isEqualTo("CREATED");
+        assertThat(groups.table(spanning).state()).isEqualTo(GroupState.RESCHEDULING);
+        assertThat(groups.table(onBOnly).state()).isEqualTo(GroupState.CREATED);
         cluster.onNodeLost(b.id, "test");
-        assertThat(groups.table(onBOnly).get("state").asText()).isEqualTo("RESCHEDULING");
+        assertThat(groups.table(onBOnly).state()).isEqualTo(GroupState.RESCHEDULING);
         groups.remove(spanning);
         groups.remove(onBOnly);
         assertThat(groups.index.keys()).isZero();

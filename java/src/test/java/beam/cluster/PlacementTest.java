@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
+import beam.dispatch.WireFrame;
 import beam.util.Ids;
 import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -47,10 +48,9 @@ class PlacementTest {
     }
 
     private List<String> nodesOf(String pg) throws RequestException {
-        ObjectNode t = cluster.groups().table(pg);
+        GroupSnapshot t = cluster.groups().table(pg);
         List<String> ips = new ArrayList<>();
-        for (int i = 0; i < t.get("bundles").size(); i++) {
-            String id = t.get("bundles_to_node_id").path(String.valueOf(i)).asText(null);
+        for (String id : t.bundleNodes()) {
             ips.add(id == null ? null : List.of(a, b, c).stream().filter(n -> n.id.equals(id)).findFirst().orElseThrow().ip);
         }
         return ips;
@@ -60,7 +60,7 @@ class PlacementTest {
     void packFillsOneNodeBeforeSpilling() throws Exception {
         String pg = group("PACK", gpus(6, 1));
         assertThat(nodesOf(pg)).containsExactly("10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2");
-        assertThat(cluster.groups().table(pg).get("state").asText()).isEqualTo("CREATED");
+        assertThat(cluster.groups().table(pg).state()).isEqualTo(GroupState.CREATED);
         assertThat(driver.ops()).contains("pg_ready");
     }
 
@@ -76,7 +76,7 @@ class PlacementTest {
         String second = group("STRICT_PACK", gpus(4, 1));
         assertThat(nodesOf(second)).containsOnly("10.0.0.2");
         String third = group("STRICT_PACK", gpus(4, 1));
-        assertThat(cluster.groups().table(third).get("state").asText()).isEqualTo("PENDING");
+        assertThat(cluster.groups().table(third).state()).isEqualTo(GroupState.PENDING);
         assertThat(driver.frames("pg_waiting").getLast().header().get("message").asText()).contains("STRICT_PACK");
         cluster.groups().remove(first);
         assertThat(nodesOf(third)).containsOnly("10.0.0.1");
@@ -87,7 +87,7 @@ class PlacementTest {
     void strictSpreadNeedsDistinctNodes() throws Exception {
         assertThat(nodesOf(group("STRICT_SPREAD", gpus(3, 1)))).doesNotHaveDuplicates();
         String tooMany = group("STRICT_SPREAD", gpus(4, 0.5));
-        assertThat(cluster.groups().table(tooMany).get("state").asText()).isEqualTo("PENDING");
+        assertThat(cluster.groups().table(tooMany).state()).isEqualTo(GroupState.PENDING);
         assertThat(driver.frames("pg_waiting").getLast().header().get("message").asText())
                 .contains("can never be placed").contains("4 distinct nodes");
     }
@@ -99,7 +99,7 @@ class PlacementTest {
         assertThat(message).contains("can never be placed").contains("GPU").contains("4").contains("10.0.0.1");
         Node big = FakeNodes.node("10.0.0.9", 8, 8, link, false);
         cluster.addNode(big);
-        assertThat(cluster.groups().table(pg).get("state").asText()).isEqualTo("CREATED");
+        assertThat(cluster.groups().table(pg).state()).isEqualTo(GroupState.CREATED);
     }
 
     @Test
@@ -134,7 +134,7 @@ class PlacementTest {
         ObjectNode state = ClusterViews.state(cluster);
         assertThat(state.get("available").get("GPU").asDouble()).isEqualTo(10.0);
         String oid = Ids.randomHex(28);
-        cluster.call(driver, actorId, oid, "m", new Frame(FrameCodec.json().createObjectNode().put("method", "m")));
+        cluster.call(driver, actorId, oid, "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
         assertThat(driver.frames("result").getLast().header().get("message").asText())
                 .contains("placement group was removed");
     }
@@ -144,7 +144,7 @@ class PlacementTest {
         String actorId = Ids.randomHex(16);
         cluster.createActor(driver, actorId, "A", null, null, options(null, -1, 1), new byte[0]);
         for (int i = 0; i < 3; i++) {
-            cluster.call(driver, actorId, Ids.randomHex(28), "m", new Frame(FrameCodec.json().createObjectNode().put("method", "m")));
+            cluster.call(driver, actorId, Ids.randomHex(28), "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
         }
         cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"), 1);
         List<String> messages = driver.frames("result").stream().map(f -> f.header().get("message").asText()).toList();

@@ -1,0 +1,15 @@
+package beam.cluster;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One node as it was at a moment, for views: its resources copied under the cluster lock.
+ *
+ * @param rttMicros the last heartbeat round trip to its daemon, or -1 (the head's own node, or none yet)
+ * @param facts     what the node reported about its host
+ */
+public record NodeSnapshot(String id, String ip, String hostname, boolean head, boolean alive, String deathReason,
+                           Resources total, Resources available, Map<String, NodeAccelerator> accelerators,
+                           List<String> gpuIds, long startedMillis, long rttMicros, HostFacts facts) {
+}
