@@ -35,13 +35,13 @@ import inspect  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
-import traceback  # noqa: E402
 
 from ray._beam.wire import framing  # noqa: E402
 from ray._beam.api import pickling  # noqa: E402
 from ray._beam.api import client as client_mod  # noqa: E402
 from ray._beam.api import options  # noqa: E402
-from ray._beam.api.objects import PENDING, ObjectRef  # noqa: E402
+from ray._beam.api.objects import ObjectRef  # noqa: E402
+from ray._beam.worker_calls import bound_method, first_pending_ref, format_exc, safe_repr  # noqa: E402
 from ray._beam import worker_process  # noqa: E402
 
 if _GC_WAS_ON:
@@ -49,13 +49,6 @@ if _GC_WAS_ON:
 
 _STOP = object()
 USAGE = "usage: python -m ray._beam.worker --socket PATH --actor-id ID"
-
-
-def _safe_repr(obj) -> str:
-    try:
-        return repr(obj)
-    except Exception:  # noqa: BLE001
-        return f"<{type(obj).__name__} object>"
 
 
 class Worker:
@@ -146,7 +139,7 @@ class Worker:
         except SystemExit:
             self._flush_and_exit()  # exit_actor() in the constructor: a graceful exit
         except BaseException as e:  # noqa: BLE001 - reported to the daemon, then we exit
-            message = _format_exc(e, skip_frames=1)
+            message = format_exc(e, skip_frames=1)
             if os.environ.get("BEAM_WORKER_DEBUG"):
                 print("beam worker: constructor failed:\n" + message, file=sys.stderr, flush=True)
             c.conn.send("actor_failed", {"actor_id": self.actor_id, "message": message})
@@ -190,7 +183,7 @@ class Worker:
             return (lambda: True), (), {}
         if method == "__ray_terminate__":
             return self._flush_and_exit, (), {}
-        return _bound_method(self.instance, method), args, kwargs
+        return bound_method(self.instance, method), args, kwargs
 
     def _call(self, header: dict, payload: bytes) -> None:
         try:
@@ -225,7 +218,7 @@ class Worker:
         self._send_ok(header, result)
 
     def _send_ok(self, header: dict, result) -> None:
-        waiting = _first_pending_ref(self.client.table, result)
+        waiting = first_pending_ref(self.client.table, result)
         if waiting is not None:
             # A returned ref stays a ref for the caller (Ray), but beam has no cross-process
             # fetch: a ref travels with its value (refs.py). So the result goes out once the
@@ -245,11 +238,11 @@ class Worker:
         self._send_result(header["oid"], "ok", data)
 
     def _send_error(self, header: dict, exc: BaseException, skip_frames: int = 1) -> None:
-        tb_text = _format_exc(exc, skip_frames)
+        tb_text = format_exc(exc, skip_frames)
         info = {"exc": exc, "tb": tb_text, "class_name": self.class_name,
                 "method": header.get("method"), "pid": os.getpid(), "ip": self.client.node_ip,
                 "actor_id": self.actor_id, "type_name": type(exc).__name__,
-                "repr": _safe_repr(self.instance), "message": str(exc)}
+                "repr": safe_repr(self.instance), "message": str(exc)}
         try:
             data = pickling.dumps(info)
             pickling.loads(data)
@@ -263,46 +256,6 @@ class Worker:
             self.client.conn.send_head("result", framing.result_head(oid, status, len(payload)), payload)
         except ConnectionError:
             self._exit()
-
-
-def _first_pending_ref(table, result):
-    """A still pending ObjectRef that ``result`` is or holds at its top level, else None."""
-    if isinstance(result, ObjectRef):
-        candidates = (result,)
-    elif isinstance(result, (list, tuple)):
-        candidates = result
-    elif isinstance(result, dict):
-        candidates = result.values()
-    else:
-        return None
-    for item in candidates:
-        if isinstance(item, ObjectRef) and table.entry(item.hex()).state == PENDING:
-            return item
-    return None
-
-
-def _bound_method(instance, name: str):
-    """The method ``name`` as Ray finds it: on the class, so an instance attribute of the
-    same name does not hide it (staticmethods and classmethods bind as usual)."""
-    cls = type(instance)
-    try:
-        member = inspect.getattr_static(cls, name)
-    except AttributeError:
-        return getattr(instance, name)  # e.g. supplied by the class's __getattr__
-    getter = getattr(type(member), "__get__", None)
-    return getter(member, instance, cls) if getter is not None else member
-
-
-def _format_exc(exc: BaseException, skip_frames: int) -> str:
-    """The traceback text without this module's own frames (users care about theirs)."""
-    tb = exc.__traceback__
-    for _ in range(skip_frames):
-        if tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next
-    text = "".join(traceback.format_exception(type(exc), exc, tb))
-    if not text.startswith("Traceback "):
-        text = "Traceback (most recent call last):\n" + text
-    return text
 
 
 async def _awaited(awaitable):
