@@ -46,10 +46,12 @@ def beam_env(temp_dir: str) -> dict:
     return env
 
 
-def ray_env() -> dict:
+def ray_env(temp_dir: str) -> dict:
     env = dict(os.environ)
     env.pop("RAY_ADDRESS", None)
-    env.pop("RAY_TMPDIR", None)
+    # Ray's session files go under it, not into /tmp/ray: Ray makes that mode 0777, which
+    # beam then refuses as a default temp dir (its discovery tests run after this)
+    env["RAY_TMPDIR"] = temp_dir
     env.pop("PYTHONPATH", None)  # beam's package must not shadow Ray's
     return env
 
@@ -79,7 +81,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="actor-sbs-beam-") as temp_dir:
         observed["beam"] = run_cases(sys.executable, beam_env(temp_dir))
     if args.ray_python:
-        observed["Ray 2.58"] = run_cases(args.ray_python, ray_env())
+        with tempfile.TemporaryDirectory(prefix="sbs-ray-") as temp_dir:
+            observed["Ray 2.58"] = run_cases(args.ray_python, ray_env(temp_dir))
     failed = False
     width = max(map(len, cases.EXPECTED))
     print(f"{'case':<{width}}  " + "  |  ".join(observed))

@@ -3,6 +3,8 @@ runs as a real driver with real actor processes on a private beam cluster, and, 
 .bench/ray-venv holds Ray 2.58, on Ray too, so EXPECTED stays what Ray really does."""
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -31,5 +33,9 @@ def test_out_of_scope_features_fail_with_a_clear_error(beam_observed):
 
 @pytest.mark.skipif(not os.path.exists(actor_sbs.RAY_PYTHON), reason="no Ray 2.58 in .bench/ray-venv")
 def test_expected_is_what_ray_gives():
-    ray_observed = actor_sbs.run_cases(actor_sbs.RAY_PYTHON, actor_sbs.ray_env())
+    temp_dir = tempfile.mkdtemp(prefix="sbs-ray-")  # short: Ray's socket paths must fit
+    try:
+        ray_observed = actor_sbs.run_cases(actor_sbs.RAY_PYTHON, actor_sbs.ray_env(temp_dir))
+    finally:
+        shutil.rmtree(temp_dir, ignore_errors=True)
     assert ray_observed == cases.EXPECTED
