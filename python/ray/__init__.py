@@ -20,13 +20,21 @@ __version__ = "2.58.0"
 
 
 def method(*args, **kwargs):
-    """``@ray.method(...)``: accepted for compatibility; options other than
-    ``num_returns=1`` have no effect in beam."""
-    def wrap(fn):
-        return fn
-
+    """``@ray.method(num_returns=N)``: the method's calls give N ObjectRefs (ray._beam.api.
+    returns); its other options have no effect in beam."""
     if len(args) == 1 and callable(args[0]) and not kwargs:
         return args[0]
+    num_returns = kwargs.get("num_returns")
+    if num_returns is not None:
+        from ray._beam.api import returns
+
+        returns.check(num_returns)
+
+    def wrap(fn):
+        if num_returns is not None:
+            fn.__ray_num_returns__ = num_returns
+        return fn
+
     return wrap
 
 

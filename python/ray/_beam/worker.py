@@ -35,12 +35,13 @@ import inspect  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
-import traceback  # noqa: E402
 
 from ray._beam.wire import framing  # noqa: E402
 from ray._beam.api import pickling  # noqa: E402
 from ray._beam.api import client as client_mod  # noqa: E402
 from ray._beam.api import options  # noqa: E402
+from ray._beam.api.objects import ObjectRef  # noqa: E402
+from ray._beam.worker_calls import bound_method, first_pending_ref, format_exc, safe_repr  # noqa: E402
 from ray._beam import worker_process  # noqa: E402
 
 if _GC_WAS_ON:
@@ -48,13 +49,6 @@ if _GC_WAS_ON:
 
 _STOP = object()
 USAGE = "usage: python -m ray._beam.worker --socket PATH --actor-id ID"
-
-
-def _safe_repr(obj) -> str:
-    try:
-        return repr(obj)
-    except Exception:  # noqa: BLE001
-        return f"<{type(obj).__name__} object>"
 
 
 class Worker:
@@ -96,12 +90,22 @@ class Worker:
         os._exit(0)
 
     def _flush_and_exit(self) -> None:
-        """sys.exit() in a method: calls it made and that are still held back go out first."""
+        """A graceful exit (``exit_actor()``, ``__ray_terminate__``, sys.exit() in a method):
+        calls it made that are still held back go out first, then its atexit handlers run,
+        as in Ray (``ray.kill`` is a SIGKILL from the daemon and runs none)."""
         try:
             self.client.conn.flush()
         except ConnectionError:
             pass
+        import atexit
+
+        atexit._run_exitfuncs()
         self._exit()
+
+    def _exit_if_requested(self) -> None:
+        """exit_actor() ends the actor even when user code caught its SystemExit."""
+        if getattr(self.client, "exit_requested", False):
+            self._flush_and_exit()
 
     def run(self) -> None:
         kind, header, payload = self._next_frame()
@@ -132,12 +136,15 @@ class Worker:
             cls, args, kwargs = pickling.loads(payload)
             c.actor["methods"] = options.class_methods(cls)
             self.instance = cls(*args, **kwargs)
+        except SystemExit:
+            self._flush_and_exit()  # exit_actor() in the constructor: a graceful exit
         except BaseException as e:  # noqa: BLE001 - reported to the daemon, then we exit
-            message = _format_exc(e, skip_frames=1)
+            message = format_exc(e, skip_frames=1)
             if os.environ.get("BEAM_WORKER_DEBUG"):
                 print("beam worker: constructor failed:\n" + message, file=sys.stderr, flush=True)
             c.conn.send("actor_failed", {"actor_id": self.actor_id, "message": message})
             return False
+        self._exit_if_requested()
         c.conn.send("actor_ready", {"actor_id": self.actor_id})
         return True
 
@@ -151,7 +158,14 @@ class Worker:
         import asyncio
 
         loop = asyncio.new_event_loop()
-        threading.Thread(target=loop.run_forever, name="beam-asyncio", daemon=True).start()
+
+        def run_loop():
+            try:
+                loop.run_forever()
+            except SystemExit:  # exit_actor() in a task the method spawned escapes the loop
+                self._flush_and_exit()
+
+        threading.Thread(target=run_loop, name="beam-asyncio", daemon=True).start()
         sem_box = {}
 
         async def run(header, payload):
@@ -169,37 +183,50 @@ class Worker:
             return (lambda: True), (), {}
         if method == "__ray_terminate__":
             return self._flush_and_exit, (), {}
-        return getattr(self.instance, method), args, kwargs
+        return bound_method(self.instance, method), args, kwargs
 
     def _call(self, header: dict, payload: bytes) -> None:
         try:
             fn, args, kwargs = self._prepare(header, payload)
             result = fn(*args, **kwargs)
-            if inspect.isawaitable(result):
+            if inspect.isawaitable(result) and not isinstance(result, ObjectRef):  # a ref stays one
                 import asyncio
 
                 result = asyncio.run(_awaited(result))
         except SystemExit:
             self._flush_and_exit()
         except BaseException as e:  # noqa: BLE001 - becomes the call's task_error
+            self._exit_if_requested()
             self._send_error(header, e)
             return
+        self._exit_if_requested()
         self._send_ok(header, result)
 
     async def _call_async(self, header: dict, payload: bytes) -> None:
         try:
             fn, args, kwargs = self._prepare(header, payload)
             result = fn(*args, **kwargs)
-            if inspect.isawaitable(result):
+            if inspect.isawaitable(result) and not isinstance(result, ObjectRef):  # a ref stays one
                 result = await result
         except SystemExit:
             self._flush_and_exit()
         except BaseException as e:  # noqa: BLE001
+            self._exit_if_requested()
             self._send_error(header, e)
             return
+        self._exit_if_requested()
         self._send_ok(header, result)
 
     def _send_ok(self, header: dict, result) -> None:
+        waiting = first_pending_ref(self.client.table, result)
+        if waiting is not None:
+            # A returned ref stays a ref for the caller (Ray), but beam has no cross-process
+            # fetch: a ref travels with its value (refs.py). So the result goes out once the
+            # refs in it are ready, from the callback, while this thread takes the next call
+            # (the one the ref may wait for on this very actor).
+            self.client.table.on_done(waiting.hex(), lambda _e: self._send_ok(header, result))
+            self.client.table.flush_writes()  # the call it waits for may still be held back
+            return
         try:
             data = pickling.dumps(result)
         except Exception as e:  # noqa: BLE001
@@ -211,11 +238,11 @@ class Worker:
         self._send_result(header["oid"], "ok", data)
 
     def _send_error(self, header: dict, exc: BaseException, skip_frames: int = 1) -> None:
-        tb_text = _format_exc(exc, skip_frames)
+        tb_text = format_exc(exc, skip_frames)
         info = {"exc": exc, "tb": tb_text, "class_name": self.class_name,
                 "method": header.get("method"), "pid": os.getpid(), "ip": self.client.node_ip,
                 "actor_id": self.actor_id, "type_name": type(exc).__name__,
-                "repr": _safe_repr(self.instance), "message": str(exc)}
+                "repr": safe_repr(self.instance), "message": str(exc)}
         try:
             data = pickling.dumps(info)
             pickling.loads(data)
@@ -229,18 +256,6 @@ class Worker:
             self.client.conn.send_head("result", framing.result_head(oid, status, len(payload)), payload)
         except ConnectionError:
             self._exit()
-
-
-def _format_exc(exc: BaseException, skip_frames: int) -> str:
-    """The traceback text without this module's own frames (users care about theirs)."""
-    tb = exc.__traceback__
-    for _ in range(skip_frames):
-        if tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next
-    text = "".join(traceback.format_exception(type(exc), exc, tb))
-    if not text.startswith("Traceback "):
-        text = "Traceback (most recent call last):\n" + text
-    return text
 
 
 async def _awaited(awaitable):

@@ -12,7 +12,7 @@ from typing import Any, Dict, Optional
 
 
 from ray._beam.api import pickling
-from ray._beam.api import client, ids, options
+from ray._beam.api import client, ids, options, returns
 from ray._beam.api.ids import ActorID
 from ray._beam.api.objects import ObjectRef
 from ray._beam.api.submit import top_level_refs
@@ -20,9 +20,26 @@ from ray._beam.api.submit import top_level_refs
 _DAG_MSG = "compiled graphs are not supported by beam (ray.dag / .bind())"
 _REMOTE_USAGE = ("The @ray.remote decorator must be applied either with no arguments and no "
                  "parentheses, for example '@ray.remote', or it must be applied using some of "
-                 "the arguments in the list ['num_cpus', 'num_gpus', 'resources', 'name', "
-                 "'scheduling_strategy', 'runtime_env', 'max_concurrency', ...], for example "
-                 "'@ray.remote(num_gpus=1, max_concurrency=4)'.")
+                 f"the arguments in the list {list(options.ACTOR_OPTIONS)}, for example "
+                 "'@ray.remote(num_returns=2, resources={\"CustomResource\": 1})'.")
+
+
+class ActorClassInheritanceException(TypeError):
+    pass
+
+
+class _NoSubclass:
+    """What ``class B(MyActor)`` derives from (ActorClass.__mro_entries__): defining B fails
+    with Ray's error, which names both classes."""
+
+    def __init_subclass__(cls, **kwargs):
+        if "_ray_actor_class_name" in cls.__dict__:  # the stand-in for one actor class
+            return
+        raise ActorClassInheritanceException(
+            f"Attempted to define subclass '{cls.__name__}' of actor class "
+            f"'{cls._ray_actor_class_name}'. Inheriting from actor classes is not currently "
+            "supported. You can instead inherit from a non-actor base class and make the "
+            "derived class an actor class (with @ray.remote).")
 
 
 def remote(*args, **kwargs):
@@ -31,6 +48,8 @@ def remote(*args, **kwargs):
         return _make(args[0], {})
     if args:
         raise TypeError(_REMOTE_USAGE)
+    if not kwargs:  # @ray.remote(): Ray refuses empty parentheses
+        raise AssertionError(_REMOTE_USAGE)
     return lambda obj: _make(obj, kwargs)
 
 
@@ -58,6 +77,21 @@ class ActorClass:
     def __call__(self, *args, **kwargs):
         raise TypeError(f"Actors cannot be instantiated directly. Instead of "
                         f"'{self.__name__}()', use '{self.__name__}.remote()'.")
+
+    def __getattr__(self, name: str):
+        """Class attributes, staticmethods and classmethods of the decorated class, as in
+        Ray: a method's ``MyActor.CONST`` (the module's ``MyActor`` is this object)."""
+        cls = self.__dict__.get("__ray_class__")
+        if cls is None or (name.startswith("__") and name.endswith("__")):
+            raise AttributeError(name)
+        member = inspect.getattr_static(cls, name)  # AttributeError when there is none
+        if inspect.isfunction(member):
+            raise AttributeError(f"'{self.__name__}.{name}' is an actor method: call it on a "
+                                 f"handle, '{self.__name__}.remote().{name}.remote()'.")
+        return getattr(cls, name)
+
+    def __mro_entries__(self, bases):
+        return (type("ActorClass", (_NoSubclass,), {"_ray_actor_class_name": self.__name__}),)
 
     def options(self, **opts) -> "_BoundActorClass":
         options.check(opts)
@@ -97,6 +131,7 @@ def create(cls, opts: Dict[str, Any], args: tuple, kwargs: dict) -> "ActorHandle
             return get_actor(name, opts.get("namespace"))
         except ValueError:
             pass
+    _check_constructor_args(cls, args, kwargs)
     wire = options.wire_options(opts, cls, c.job_runtime_env)
     if top_level_refs(args, kwargs):  # creation args are resolved before sending, blocking
         args = tuple(_value(c, a) for a in args)
@@ -105,8 +140,19 @@ def create(cls, opts: Dict[str, Any], args: tuple, kwargs: dict) -> "ActorHandle
     actor_id = ids.new_actor_id(c.job_id)
     c.request("create_actor", {"actor_id": actor_id, "class_name": cls.__name__,
                                "name": name, "namespace": opts.get("namespace"), "options": wire}, payload)
-    return ActorHandle(actor_id, cls.__name__, wire["methods"], wire["is_async"],
-                       wire["max_concurrency"])
+    handle = ActorHandle(actor_id, cls.__name__, wire["methods"], wire["is_async"],
+                         wire["max_concurrency"])
+    handle._ray_method_num_returns = options.method_num_returns(cls)
+    return handle
+
+
+def _check_constructor_args(cls, args: tuple, kwargs: dict) -> None:
+    """A TypeError at ``.remote()``, as Ray, when the arguments cannot bind to __init__."""
+    try:
+        signature = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):  # a builtin __init__ without a signature
+        return
+    signature.bind(None, *args, **kwargs)  # None stands for self
 
 
 def _value(c, a):
@@ -146,7 +192,8 @@ class ActorHandle:
     def __reduce__(self):
         return (ActorHandle, (self._ray_actor_id_hex, self._ray_class_name,
                               sorted(self._ray_methods), self._ray_is_async,
-                              self._ray_max_concurrency))
+                              self._ray_max_concurrency),
+                {"_ray_method_num_returns": self.__dict__.get("_ray_method_num_returns") or {}})
 
 
 ActorHandle.__module__ = "ray.actor"
@@ -155,19 +202,27 @@ ActorHandle.__module__ = "ray.actor"
 class ActorMethod:
     """``handle.method``: ``.remote(*args, **kwargs)`` and ``.options(...)``."""
 
-    def __init__(self, handle: ActorHandle, name: str):
+    def __init__(self, handle: ActorHandle, name: str, num_returns: Optional[int] = None):
         self._handle = handle
         self._method_name = name
+        self._num_returns = num_returns  # None: the method's own (@ray.method), else 1
 
-    def remote(self, *args, **kwargs) -> ObjectRef:
+    def remote(self, *args, **kwargs):
+        """One ObjectRef; with num_returns=N a list of N (None for 0), as Ray."""
         c = client.ensure()
-        return c.submitter.submit(self._handle._ray_actor_id_hex, self._method_name, args, kwargs)
+        ref = c.submitter.submit(self._handle._ray_actor_id_hex, self._method_name, args, kwargs)
+        n = self._num_returns
+        if n is None:
+            n = (self._handle.__dict__.get("_ray_method_num_returns") or {}).get(self._method_name, 1)
+        if n == 1:
+            return ref
+        return returns.split(c.table, ref, n, f"{self._handle._ray_class_name}.{self._method_name}")
 
     def options(self, **opts) -> "ActorMethod":
-        num_returns = opts.get("num_returns", 1)
-        if num_returns != 1:
-            raise ValueError("beam supports num_returns=1 only")
-        return self
+        num_returns = opts.get("num_returns", self._num_returns)
+        if num_returns is not None:
+            returns.check(num_returns)
+        return ActorMethod(self._handle, self._method_name, num_returns)
 
     def bind(self, *args, **kwargs):
         raise NotImplementedError(_DAG_MSG)

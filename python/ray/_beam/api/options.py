@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import warnings
 from typing import Any, Dict
 
 logger = logging.getLogger("ray")
@@ -47,6 +48,18 @@ def check(options: Dict[str, Any]) -> None:
         if "CPU" in resources or "GPU" in resources:
             raise ValueError("Use the 'num_cpus' and 'num_gpus' keyword instead of 'CPU' and "
                              "'GPU' in 'resources' keyword")
+    for key in ("max_restarts", "max_task_retries"):
+        value = options.get(key)
+        if value not in (None, 0):
+            raise ValueError(
+                f"{key}={value!r}: beam does not restart actors or retry their calls (actor "
+                f"restarts are out of its scope); a dead actor stays dead and its calls fail "
+                f"with ActorDiedError. Leave {key} unset or 0, and create a new actor instead.")
+    if options.get("object_store_memory") is not None:
+        from ray._beam.api.pgs import OBJECT_STORE_MEMORY_DEPRECATED
+
+        warnings.warn(OBJECT_STORE_MEMORY_DEPRECATED.format("actors"), DeprecationWarning,
+                      stacklevel=3)
     mc = options.get("max_concurrency")
     if mc is not None and (not isinstance(mc, int) or isinstance(mc, bool) or mc < 1):
         raise ValueError(f"max_concurrency must be a positive integer, got {mc!r}.")
@@ -61,6 +74,16 @@ def class_methods(cls) -> list:
     names = [name for name, member in inspect.getmembers(cls)
              if callable(member) and (not name.startswith("__") or name == "__call__")]
     return sorted(set(names) | {"__ray_ready__", "__ray_terminate__"})
+
+
+def method_num_returns(cls) -> Dict[str, int]:
+    """The methods whose @ray.method(num_returns=N) is not 1, by name."""
+    found = {}
+    for name, member in inspect.getmembers(cls, callable):
+        n = getattr(member, "__ray_num_returns__", None)
+        if n is not None and n != 1:
+            found[name] = n
+    return found
 
 
 def is_async_class(cls) -> bool:

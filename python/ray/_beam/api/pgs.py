@@ -17,13 +17,21 @@ deferred: written with the next frame or when a wait starts (outbox.py).
 
 from __future__ import annotations
 
+import warnings
 from typing import Dict, List, Optional
 
 from ray._beam.api import ids
 from ray._beam.api.ids import PlacementGroupID
+from ray.exceptions import RaySystemError
 
 # The daemon checks the same (beam.cluster.GroupRules); tests/golden/pg_checks.json binds the two.
 VALID_STRATEGIES = {"PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"}
+# Ray's warning, for bundles and (options.py) for actors
+OBJECT_STORE_MEMORY_DEPRECATED = (
+    "Setting 'object_store_memory' for {} is deprecated since it doesn't actually reserve the "
+    "required object store memory. Use object spilling that's enabled by default "
+    "(https://docs.ray.io/en/releases-2.58.0/ray-core/objects/object-spilling.html) instead "
+    "to bypass the object store memory size limitation.")
 _EXAMPLE = "For example: `[{'CPU': 1.0}, {'GPU': 1.0}]`."
 
 
@@ -100,6 +108,12 @@ def validate(bundles, strategy: str, lifetime) -> List[Dict[str, float]]:
                              f"values. Bundles: {bundles}")
         if any(v < 0 for v in bundle.values()):
             raise ValueError(f"Bundle resource amounts must be non-negative. Bundles: {bundles}")
+        if "bundle" in bundle:
+            raise RaySystemError("bundle is a system reserved resource, which is not allowed "
+                                 "to be used in placement group. ")
+        if "object_store_memory" in bundle:
+            warnings.warn(OBJECT_STORE_MEMORY_DEPRECATED.format("bundles"),
+                          DeprecationWarning, stacklevel=2)
         out.append({k: float(v) for k, v in bundle.items()})
     if strategy not in VALID_STRATEGIES:
         raise ValueError(f"Invalid placement group strategy {strategy}. Supported strategies "

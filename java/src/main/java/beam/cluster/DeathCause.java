@@ -55,6 +55,9 @@ public sealed interface DeathCause {
         };
     }
 
+    String INTENDED_EXIT = "its worker process has died. Worker exit type: INTENDED_USER_EXIT Worker exit detail: "
+            + "Worker exits by an user request. Worker exits with an exit code 0. exit_actor() is called.";
+
     /** Java reports a process killed by signal N as exit code 128+N. */
     static String exitText(int code, long oomKills) {
         if (code > 128 && code < 128 + 65) {
@@ -71,7 +74,9 @@ public sealed interface DeathCause {
             }
             return text + ".";
         }
-        if (code == 0) return "its worker process exited (exit code 0) while the actor was alive.";
+        // A worker exits with 0 only on a graceful exit (exit_actor(), __ray_terminate__, sys.exit):
+        // Ray's words for it, which callers match on.
+        if (code == 0) return INTENDED_EXIT;
         return "its worker process exited with code " + code + ".";
     }
 
