@@ -12,7 +12,7 @@ import tempfile
 import pytest
 
 from conftest import (ROOT, VENV_PYTHON, beam_env, cluster_processes, driver_script, finish,
-                      read_line_with, run_driver, spawn_driver)
+                      ray_cli, read_line_with, run_driver, spawn_driver)
 
 # The first driver: starts a private cluster, hosts a named actor, prints its address, waits
 # for a line on stdin, then shuts down (or, told "exit", exits without shutdown()).
@@ -97,6 +97,21 @@ def test_second_driver_joins_by_auto_and_by_address(dirs):
         first.stdin.write("\n")
         first.stdin.flush()
         assert "DOWN" in read_line_with(first, "DOWN")[-1]
+    finally:
+        finish(first)
+
+
+def test_the_cli_finds_a_drivers_private_cluster_as_ray_status_does(dirs):
+    temp, priv = dirs
+    first = _driver(temp, priv, FIRST, stdin=True)
+    try:
+        address = read_line_with(first, "ADDRESS")[-1].split()[1]
+        for args in (["status"], ["status", "--address", address]):
+            done = ray_cli(args, temp)
+            assert done.returncode == 0, f"{args}: {done.stderr[-2000:]}"
+            assert "Cluster status" in done.stdout, done.stdout
+        listed = ray_cli(["list", "actors"], temp)
+        assert listed.returncode == 0 and "Counter" in listed.stdout, listed.stdout + listed.stderr
     finally:
         finish(first)
 
