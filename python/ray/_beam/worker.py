@@ -96,7 +96,9 @@ class Worker:
         os._exit(0)
 
     def _flush_and_exit(self) -> None:
-        """sys.exit() in a method: calls it made and that are still held back go out first."""
+        """sys.exit() in a method: calls it made and that are still held back go out first.
+        A graceful end: the actor's ``__ray_shutdown__`` runs first (its exception logged)."""
+        _run_shutdown_hook(self.instance)
         try:
             self.client.conn.flush()
         except ConnectionError:
@@ -164,7 +166,7 @@ class Worker:
 
     def _prepare(self, header: dict, payload: bytes):
         method = header.get("method")
-        args, kwargs = pickling.loads(payload)
+        args, kwargs = pickling.loads(payload) if payload else ((), {})  # the head's terminate has none
         if method == "__ray_ready__":
             return (lambda: True), (), {}
         if method == "__ray_terminate__":
@@ -289,3 +291,14 @@ def main(argv=None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _run_shutdown_hook(instance) -> None:
+    """Ray's clean-up hook, on graceful termination only (never on ray.kill)."""
+    hook = getattr(instance, "__ray_shutdown__", None)
+    if hook is None:
+        return
+    try:
+        hook()
+    except Exception:  # noqa: BLE001 - logged, as Ray does; the actor ends regardless
+        print("Error in __ray_shutdown__:\n" + traceback.format_exc(), file=sys.stderr, flush=True)
