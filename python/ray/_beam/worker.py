@@ -41,7 +41,8 @@ from ray._beam.api import pickling  # noqa: E402
 from ray._beam.api import client as client_mod  # noqa: E402
 from ray._beam.api import options  # noqa: E402
 from ray._beam.api.objects import ObjectRef  # noqa: E402
-from ray._beam.worker_calls import bound_method, first_pending_ref, format_exc, safe_repr  # noqa: E402
+from ray._beam.worker_calls import (  # noqa: E402
+    bound_method, first_pending_ref, format_exc, run_shutdown_hook, safe_repr)
 from ray._beam import worker_process  # noqa: E402
 
 if _GC_WAS_ON:
@@ -90,9 +91,11 @@ class Worker:
         os._exit(0)
 
     def _flush_and_exit(self) -> None:
-        """A graceful exit (``exit_actor()``, ``__ray_terminate__``, sys.exit() in a method):
-        calls it made that are still held back go out first, then its atexit handlers run,
-        as in Ray (``ray.kill`` is a SIGKILL from the daemon and runs none)."""
+        """A graceful exit (``exit_actor()``, ``__ray_terminate__``, its last handle dropped,
+        sys.exit() in a method): the actor's ``__ray_shutdown__`` runs (its exception logged),
+        calls it made that are still held back go out, then its atexit handlers run, as in
+        Ray (``ray.kill`` is a SIGKILL from the daemon and runs none)."""
+        run_shutdown_hook(self.instance)
         try:
             self.client.conn.flush()
         except ConnectionError:
@@ -178,7 +181,7 @@ class Worker:
 
     def _prepare(self, header: dict, payload: bytes):
         method = header.get("method")
-        args, kwargs = pickling.loads(payload)
+        args, kwargs = pickling.loads(payload) if payload else ((), {})  # the head's terminate has none
         if method == "__ray_ready__":
             return (lambda: True), (), {}
         if method == "__ray_terminate__":
@@ -304,3 +307,4 @@ def main(argv=None) -> None:
 
 if __name__ == "__main__":
     main()
+

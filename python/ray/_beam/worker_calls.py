@@ -4,6 +4,7 @@ result must wait for refs it holds, and format the traceback a caller sees."""
 from __future__ import annotations
 
 import inspect
+import sys
 import traceback
 
 from ray._beam.api.objects import PENDING, ObjectRef
@@ -54,3 +55,14 @@ def format_exc(exc: BaseException, skip_frames: int) -> str:
     if not text.startswith("Traceback "):
         text = "Traceback (most recent call last):\n" + text
     return text
+
+
+def run_shutdown_hook(instance) -> None:
+    """Ray's clean-up hook, on graceful termination only (never on ray.kill)."""
+    hook = getattr(instance, "__ray_shutdown__", None)
+    if hook is None:
+        return
+    try:
+        hook()
+    except Exception:  # noqa: BLE001 - logged, as Ray does; the actor ends regardless
+        print("Error in __ray_shutdown__:\n" + traceback.format_exc(), file=sys.stderr, flush=True)

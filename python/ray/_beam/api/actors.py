@@ -12,7 +12,7 @@ from typing import Any, Dict, Optional
 
 
 from ray._beam.api import pickling
-from ray._beam.api import client, ids, options, returns
+from ray._beam.api import client, handlecount, ids, options, returns
 from ray._beam.api.ids import ActorID
 from ray._beam.api.objects import ObjectRef
 from ray._beam.api.submit import top_level_refs
@@ -169,6 +169,10 @@ class ActorHandle:
         self._ray_methods = frozenset(methods)
         self._ray_is_async = is_async
         self._ray_max_concurrency = max_concurrency
+        handlecount.created(actor_id)
+
+    def __del__(self):
+        handlecount.dropped(self.__dict__.get("_ray_actor_id_hex", ""))
 
     @property
     def _actor_id(self) -> ActorID:
@@ -190,13 +194,21 @@ class ActorHandle:
         return hash(self._ray_actor_id_hex)
 
     def __reduce__(self):
-        return (ActorHandle, (self._ray_actor_id_hex, self._ray_class_name,
+        handlecount.leaving(self._ray_actor_id_hex)
+        return (_arrived_handle, (self._ray_actor_id_hex, self._ray_class_name,
                               sorted(self._ray_methods), self._ray_is_async,
                               self._ray_max_concurrency),
                 {"_ray_method_num_returns": self.__dict__.get("_ray_method_num_returns") or {}})
 
 
 ActorHandle.__module__ = "ray.actor"
+
+
+def _arrived_handle(actor_id, class_name, methods, is_async=False, max_concurrency=1):
+    """An unpickled handle: counted here, and borrowed from the head (handlecount)."""
+    handle = ActorHandle(actor_id, class_name, methods, is_async, max_concurrency)
+    handlecount.arrived(actor_id)
+    return handle
 
 
 class ActorMethod:

@@ -11,9 +11,13 @@ The rule (docs/DESIGN.md, "Finding the cluster"; beam.cli.Discovery is the CLI's
 - nothing found: ``address=None`` starts a private cluster owned by this process, "auto"
   raises ``ConnectionError`` with Ray's words.
 
+A private cluster (one a driver's ``ray.init()`` started for itself, ``--owner-pid``) is found
+only by a second driver that asks to join: "auto" when no other daemon runs, or its address.
+``address=None`` never takes it and starts its own, as Ray does. It still ends with its
+owner, and the drivers that joined it then lose their connection (on Ray too).
+
 Only a daemon whose files are this user's own, and that nobody else may write, counts
 (tempdirs.problem); a node.json whose socket does not answer (a dead daemon's) is ignored.
-Private clusters of other drivers (``--owner-pid``) are theirs, never found.
 """
 
 from __future__ import annotations
@@ -106,8 +110,9 @@ def _alive(node: dict) -> bool:
     return socket_answers(node["socket"])
 
 
-def _proc_daemons() -> List[tuple]:
-    """(pid, temp dir) of each beam daemon of this user on this machine, private ones left out.
+def _proc_daemons(private: bool = False) -> List[tuple]:
+    """(pid, temp dir) of each beam daemon of this user on this machine; private clusters of
+    drivers only with ``private``.
     "This machine" is this network namespace too: a daemon in another one is another host's
     (the multi-host tests' hosts are namespaces), whose addresses are not ours."""
     me, found = os.geteuid(), []
@@ -126,7 +131,7 @@ def _proc_daemons() -> List[tuple]:
             if DAEMON_MAIN not in args or os.path.basename(args[0]) != b"java":
                 continue
             rest = args[args.index(DAEMON_MAIN) + 1:]
-            if rest[:1] != [b"start"] or b"--block" not in rest or b"--owner-pid" in rest:
+            if rest[:1] != [b"start"] or b"--block" not in rest or (b"--owner-pid" in rest) != private:
                 continue
             with open(f"{base}/environ", "rb") as f:
                 env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
@@ -158,10 +163,34 @@ def _node_of(pid: int, temp: str) -> Optional[dict]:
     return None
 
 
-def elsewhere(temp: str) -> List[dict]:
-    """node.json of each daemon of this user running with another temp dir than ``temp``."""
+def _environ(pid) -> tuple:
+    """(environment, cwd) of process ``pid``; OSError when it cannot be read."""
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+    env = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in env.items()}
+    return env, os.readlink(f"/proc/{pid}/cwd")
+
+
+def _owner_temp(pid: int) -> Optional[str]:
+    """The temp dir of the driver owning private cluster ``pid``: a second driver joins it by
+    "auto" only from that same temp dir, as a Ray driver finds the cluster in its own."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            args = f.read().split(b"\0")
+        owner = int(args[args.index(b"--owner-pid") + 1])
+        env, cwd = _environ(owner)
+    except (OSError, ValueError, IndexError):
+        return None
+    return tempdirs.temp_dir(None, env, cwd, os.geteuid())
+
+
+def elsewhere(temp: str, private: bool = False) -> List[dict]:
+    """node.json of each daemon of this user running with another temp dir than ``temp``
+    (with ``private``, of each private cluster whose driver runs with ``temp`` instead)."""
     found = []
-    for pid, dir_ in _proc_daemons():
+    for pid, dir_ in _proc_daemons(private):
+        if private and _owner_temp(pid) != temp:
+            continue
         if dir_ != temp:
             node = _node_of(pid, dir_)
             if node is not None:
@@ -198,13 +227,20 @@ def resolve(address: Optional[str], start_args: Optional[list] = None,
     chosen = tempdirs.chosen_name(temp_flag) is not None
     here = node_in(temp, refuse=True)
     if address not in (None, "auto", "local"):
-        for node in ([here] if here else []) + ([] if chosen else elsewhere(temp)):
+        candidates = ([] if chosen else elsewhere(temp)) + elsewhere(temp, private=True)
+        for node in ([here] if here else []) + candidates:
             if _same_address(node, address):
                 return Target(node["socket"], node)
         return Target(address)
     if here is not None:
         return Target(here["socket"], here)
     others = elsewhere(temp)
+    if address == "auto" and (chosen or not others):
+        privates = elsewhere(temp, private=True)
+        if len(privates) == 1:
+            return Target(privates[0]["socket"], privates[0])
+        if privates:
+            raise ConnectionError(several(privates))
     if not chosen and len(others) == 1:
         return Target(others[0]["socket"], others[0])
     if not chosen and len(others) > 1:

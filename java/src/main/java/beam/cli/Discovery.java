@@ -20,8 +20,9 @@ import java.util.TreeSet;
  * it; else the daemon of the temp dir ({@link Paths}); when the user chose that folder
  * (flag or RAY_TMPDIR), only it. Otherwise, if none runs there, every daemon of this user on
  * this machine (found in /proc, private clusters of one driver left out): exactly one is
- * taken, several are listed. Only daemons whose files are this user's own count
- * ({@link TrustedPaths}).
+ * taken, several are listed. None of those: the private cluster of a driver running with the
+ * same temp dir ({@code ray.init()} started it), as Ray's CLI finds a cluster a driver
+ * started. Only daemons whose files are this user's own count ({@link TrustedPaths}).
  */
 final class Discovery {
     private Discovery() {
@@ -61,10 +62,20 @@ final class Discovery {
             return null;
         }
         Found here = runningIn(temp, true);
-        if (named) return serving(address, here, Paths.chosen(flag, env) ? List.of() : elsewhere(temp));
+        if (named) {
+            List<Found> candidates = new ArrayList<>(Paths.chosen(flag, env) ? List.of() : elsewhere(temp));
+            candidates.addAll(privateOf(temp));
+            return serving(address, here, candidates);
+        }
         if (here != null) return here.node();
         List<Found> others = elsewhere(temp);
         if (Paths.chosen(flag, env) || others.isEmpty()) {
+            List<Found> privates = privateOf(temp);
+            if (privates.size() == 1) return privates.get(0).node();
+            if (privates.size() > 1) {
+                System.err.println(several(privates, command));
+                return null;
+            }
             String hint = LocalDaemons.elsewhereHint(temp, command, others.stream()
                     .flatMap(f -> ProcessHandle.of(f.pid()).stream()).toList());
             System.err.println(!hint.isEmpty() ? hint : "beam: " + NONE + " (looked in " + temp
@@ -133,6 +144,24 @@ final class Discovery {
             Path dir = Path.of(LocalDaemons.tempDirOf(h));
             if (dir.equals(temp)) continue;
             Found f = ofPid(dir, h.pid());
+            if (f != null) found.add(f);
+        }
+        return found;
+    }
+
+    /**
+     * Private clusters ({@code ray.init()}'s, {@code --owner-pid}) whose driver runs with the
+     * temp dir {@code temp}: a Ray driver finds the cluster another one started in the same
+     * temp dir, so a second driver and the CLI join it here.
+     */
+    static List<Found> privateOf(Path temp) {
+        List<Found> found = new ArrayList<>();
+        String net = netns("self");
+        for (ProcessHandle h : LocalDaemons.all()) {
+            if (!LocalDaemons.isPrivate(h) || !net.equals(netns(String.valueOf(h.pid())))) continue;
+            boolean sameTemp = LocalDaemons.ownerOf(h).map(o -> Path.of(LocalDaemons.tempDirOf(o)).equals(temp)).orElse(false);
+            if (!sameTemp) continue;
+            Found f = ofPid(Path.of(LocalDaemons.tempDirOf(h)), h.pid());
             if (f != null) found.add(f);
         }
         return found;

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The beam daemons of this user on this machine, found by their command lines in /proc
@@ -107,6 +108,18 @@ final class LocalDaemons {
     /** Whether {@code h} is a private cluster of one driver ({@code ray.init()} started it for itself). */
     static boolean isPrivate(ProcessHandle h) {
         return h.info().arguments().map(List::of).map(args -> args.contains("--owner-pid")).orElse(false);
+    }
+
+    /** The driver a private cluster {@code h} stops with (its {@code --owner-pid}), if it runs. */
+    static Optional<ProcessHandle> ownerOf(ProcessHandle h) {
+        List<String> args = h.info().arguments().map(List::of).orElse(List.of());
+        int at = args.indexOf("--owner-pid");
+        if (at < 0 || at + 1 >= args.size()) return Optional.empty();
+        try {
+            return ProcessHandle.of(Long.parseLong(args.get(at + 1)));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
     }
 
     private static Path cwdOf(ProcessHandle h) {

@@ -43,6 +43,7 @@ final class ActorLifecycle {
     private final PlacementGroups groups;
     private final ActorHistory history;
     private final CallStats callStats;
+    private final ActorHolders holders = new ActorHolders();
 
     ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats, ActorIndex index) {
         this.scheduler = scheduler;
@@ -71,6 +72,7 @@ final class ActorLifecycle {
         actor.group = group;
         actors.put(actorId, actor);
         index.add(actor);
+        holders.created(actor, owner);
         if (name != null) named.put(key, actor);
         if (!scheduler.submit(actor) && group == null) {
             String never = scheduler.neverFitsAnyNode(options.request());
@@ -120,6 +122,46 @@ final class ActorLifecycle {
         kill(actor, new DeathCause.Killed());
     }
 
+    /** A handle of {@code actorId} was pickled to cross processes (see {@link ActorHolders}). */
+    void lend(String actorId) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor != null) holders.lent(actor);
+    }
+
+    /** {@code client} holds a handle of {@code actorId} now. */
+    void borrow(Client client, String actorId, boolean wasLent) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor != null) holders.borrowed(actor, client, wasLent);
+    }
+
+    /** {@code client} holds no handle of {@code actorId} any more: the last one ends the actor. */
+    void release(Client client, String actorId) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor != null && holders.released(actor, client)) endUnheld(actor);
+    }
+
+    /**
+     * Ends an actor no one holds a handle to, as Ray does: gracefully, after the calls
+     * already sent to it, by queueing {@code __ray_terminate__} behind them (the worker runs
+     * {@code __ray_shutdown__} and exits; its resources return when its process is gone).
+     * One that has not started yet is simply dead.
+     */
+    private void endUnheld(ActorRecord actor) {
+        switch (actor.state) {
+            case DEAD -> { }
+            case PENDING -> kill(actor, new DeathCause.Killed());
+            case STARTING -> actor.queued.add(new ActorRecord.Call(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS, null));
+            case ALIVE -> actor.worker.runCall(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS);
+        }
+    }
+
+    private static final String TERMINATE = "__ray_terminate__";
+
+    /** The object id of the terminate call nobody waits for: the actor id, then ones. */
+    private static String terminateOid(ActorRecord actor) {
+        return actor.id + "f".repeat(56 - actor.id.length());
+    }
+
     ActorRecord byName(String name, String namespace) throws RequestException {
         ActorRecord actor = named.get(namespace + "/" + name);
         if (actor == null) {
@@ -147,7 +189,7 @@ final class ActorLifecycle {
         history.died(actor.snapshot());
         for (ActorRecord.Call c : actor.queued) {
             callStats.failed();
-            c.caller().actorDied(c.oid(), actor.deathMessage);
+            if (c.caller() != null) c.caller().actorDied(c.oid(), actor.deathMessage);
         }
         actor.queued.clear();
         actor.inFlight.forEach((oid, caller) -> {
@@ -182,6 +224,7 @@ final class ActorLifecycle {
         if (!actor.processGone && actor.pid > 0) return;
         actors.remove(actor.id);
         index.remove(actor);
+        holders.remove(actor);
         tombstones.put(actor.id, actor.deathMessage);
     }
 
@@ -201,7 +244,7 @@ final class ActorLifecycle {
         actor.state = ActorRecord.State.ALIVE;
         while (!actor.queued.isEmpty()) {
             ActorRecord.Call call = actor.queued.poll();
-            actor.inFlight.put(call.oid(), call.caller());
+            if (call.caller() != null) actor.inFlight.put(call.oid(), call.caller());
             actor.worker.runCall(call.oid(), call.method(), call.message());
         }
     }
@@ -270,6 +313,7 @@ final class ActorLifecycle {
         for (ActorRecord a : index.ownedBy(gone)) {
             if (!a.options.detached()) kill(a, new DeathCause.OwnerExited(a.owner.describe()));
         }
+        for (ActorRecord a : holders.clientsGone(gone)) endUnheld(a);
     }
 
     /** Calls of clients gone need no answer any more: a pass over the actors they called, not every actor. */

@@ -103,6 +103,19 @@ public final class Cluster {
         actors.kill(actorId);
     }
 
+    /** Handle counting (ActorHolders): a handle pickled, first held by {@code client}, or no more held. */
+    public synchronized void lendHandle(String actorId) {
+        actors.lend(actorId);
+    }
+
+    public synchronized void borrowHandle(Client client, String actorId, boolean lent) {
+        actors.borrow(client, actorId, lent);
+    }
+
+    public synchronized void releaseHandle(Client client, String actorId) {
+        actors.release(client, actorId);
+    }
+
     /** The live actor named {@code name} in {@code namespace} (ray.get_actor). */
     public synchronized ActorRecord actorByName(String name, String namespace) throws RequestException {
         return actors.byName(name, namespace);

@@ -7,4 +7,11 @@ package beam.cluster;
  * domain routes it without knowing frames.
  */
 public interface Forwarded {
+    /** A call the domain makes itself, with no arguments (the {@code __ray_terminate__} of an actor no one holds). */
+    Forwarded NO_ARGUMENTS = new Forwarded() {
+        @Override
+        public String toString() {
+            return "a call without arguments";
+        }
+    };
 }

@@ -17,15 +17,15 @@ public interface FramedClient extends Client {
 
     @Override
     default void runCall(String oid, String method, Forwarded message) {
-        Frame call = WireFrame.of(message);
-        if (call.relay() != null) { // a plain call: the worker reads the same fields
+        Frame call = message == Forwarded.NO_ARGUMENTS ? null : WireFrame.of(message);
+        if (call != null && call.relay() != null) { // a plain call: the worker reads the same fields
             push(call);
             return;
         }
         ObjectNode h = Frames.header("call");
         h.put("oid", oid);
         h.put("method", method);
-        push(new Frame(h, call.payload()));
+        push(call == null ? new Frame(h) : new Frame(h, call.payload()));
     }
 
     @Override

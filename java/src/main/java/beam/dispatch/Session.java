@@ -214,6 +214,9 @@ public final class Session implements FramedClient {
                 out.send(new Frame(Frames.ok(c.rid())));
             }
             case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), c.method(), new WireFrame(frame));
+            case Request.Lend l -> cluster.lendHandle(l.actorId());
+            case Request.Borrow b -> cluster.borrowHandle(this, b.actorId(), b.lent());
+            case Request.Release r -> cluster.releaseHandle(this, r.actorId());
             case Request.Kill k -> {
                 cluster.kill(k.actorId());
                 out.send(new Frame(Frames.ok(k.rid())));

@@ -30,6 +30,27 @@ public sealed interface Request {
     record Kill(long rid, String actorId) implements Request {
     }
 
+    /** One-way: a handle of the actor was pickled to cross processes (kept alive until borrowed). */
+    record Lend(String actorId) implements Request {
+        public long rid() {
+            return -1;
+        }
+    }
+
+    /** One-way: this client holds a handle of the actor now; {@code lent}: one lent to it. */
+    record Borrow(String actorId, boolean lent) implements Request {
+        public long rid() {
+            return -1;
+        }
+    }
+
+    /** One-way: this client holds no handle of the actor any more. */
+    record Release(String actorId) implements Request {
+        public long rid() {
+            return -1;
+        }
+    }
+
     record GetActor(long rid, String name, String namespace) implements Request {
     }
 
@@ -116,6 +137,9 @@ public sealed interface Request {
                     f.optText("name"), f.optText("namespace"), f.object("options"));
             case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"));
             case "kill" -> new Kill(f.rid(), f.hex("actor_id", 32));
+            case "lend" -> new Lend(f.hex("actor_id", 32));
+            case "borrow" -> new Borrow(f.hex("actor_id", 32), f.optBool("lent", false));
+            case "release" -> new Release(f.hex("actor_id", 32));
             case "get_actor" -> new GetActor(f.rid(), f.text("name"), f.optText("namespace"));
             // pg_create and pg_remove may come one-way (no rid): the shim's fast path, docs/PROTOCOL.md
             case "pg_create" -> new PgCreate(f.ridOrMinus(), f.hex("pg_id", 36), f.optText("name"), f.text("strategy"),
