@@ -1,5 +1,6 @@
 """``ray.actor``: the actor handle types (implemented in ray._beam.api.actors)."""
 
+from ray._beam.api import client
 from ray._beam.api.actors import ActorClass, ActorHandle, ActorMethod  # noqa: F401
 
 
@@ -8,8 +9,6 @@ def exit_actor() -> None:
 
     The worker exits; the daemon then fails this and later calls with ActorDiedError.
     """
-    from ray._beam.api import client
-
     c = client.get_client()
     if c is None or c.role != "worker":
         raise TypeError("exit_actor API is called on a non-actor worker, the driver. "

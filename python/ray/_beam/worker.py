@@ -41,6 +41,7 @@ from ray._beam.wire import framing  # noqa: E402
 from ray._beam.api import pickling  # noqa: E402
 from ray._beam.api import client as client_mod  # noqa: E402
 from ray._beam.api import options  # noqa: E402
+from ray._beam.api import usermetrics  # noqa: E402
 from ray._beam import worker_process  # noqa: E402
 
 if _GC_WAS_ON:
@@ -84,7 +85,6 @@ class Worker:
 
     @staticmethod
     def _exit(_reason: str = "") -> None:
-        from ray._beam.api import usermetrics
         usermetrics.flush()  # the values recorded since the last send (a no-op once the link is gone)
         if os.environ.get("BEAM_WORKER_DEBUG"):
             print(f"beam worker exiting: {_reason}", file=sys.stderr, flush=True)

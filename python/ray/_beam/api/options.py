@@ -11,6 +11,8 @@ import inspect
 import logging
 from typing import Any, Dict
 
+from ray._beam.api.pgs import PlacementGroup, PlacementGroupSchedulingStrategy
+
 logger = logging.getLogger("ray")
 
 # Every actor option name Ray 2.58 accepts.
@@ -92,9 +94,6 @@ def merged_runtime_env(job_env: dict, actor_env) -> dict:
 
 def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
     """The ``options`` object of a create_actor request (docs/PROTOCOL.md)."""
-    from ray._beam.api.pgs import PlacementGroup
-    from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
-
     pg, bundle_index = options.get("placement_group"), options.get("placement_group_bundle_index", -1)
     strategy = options.get("scheduling_strategy")
     if isinstance(strategy, PlacementGroupSchedulingStrategy):
