@@ -38,6 +38,9 @@ RAY_VENV = os.path.join(ROOT, ".bench", "ray-venv")
 BUILT_JAR = os.path.join(ROOT, "python", "ray", "_beam", "lib", "beam.jar")
 BENCH_JAR = os.path.join(ROOT, ".bench", "beam.jar")
 
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from ray._beam.launch import aotcache, findjava  # noqa: E402  (stdlib only; not the ray client)
+
 
 def snapshot_jar():
     """A private copy of the daemon jar for this run (through BEAM_JAR): a rebuild that rewrites
@@ -49,8 +52,6 @@ def snapshot_jar():
     tmp = BENCH_JAR + ".tmp"
     shutil.copyfile(BUILT_JAR, tmp)
     os.replace(tmp, BENCH_JAR)
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    from ray._beam.launch import aotcache  # stdlib only; does not import the ray package's client
     java = os.environ.get("BEAM_JAVA") or find_java()
     built_cache, _ = aotcache.paths(BUILT_JAR)
     cache, meta = aotcache.paths(BENCH_JAR)
@@ -334,14 +335,9 @@ class Ray:
 
 
 def find_java():
-    for c in sorted(os.listdir("/usr/lib/jvm"), reverse=True) if os.path.isdir("/usr/lib/jvm") else []:
-        j = os.path.join("/usr/lib/jvm", c, "bin", "java")
-        rel = os.path.join("/usr/lib/jvm", c, "release")
-        if os.path.exists(j) and os.path.exists(rel):
-            m = re.search(r'JAVA_VERSION="(\d+)', open(rel).read())
-            if m and int(m.group(1)) >= 21:
-                return j
-    return shutil.which("java") or "java"
+    """beam's one Java lookup (python/ray/_beam/launch/findjava.py): BEAM_JAVA, JAVA_HOME,
+    PATH, /usr/lib/jvm/*, the first Java >= 21."""
+    return findjava.find_java()
 
 
 # ---------------------------------------------------------------- one system
