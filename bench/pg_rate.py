@@ -1,4 +1,4 @@
-"""Placement groups per second, beam beside real Ray 2.58.0 in one run (issue 25, item 3).
+"""Placement groups per second, beam beside real Ray 2.58.0 in one run.
 
 Both heads run at once (8 CPUs each, `ray start --head`); driver rounds alternate beam, Ray,
 beam, Ray, ... so that both meet the same load on a busy machine, and the table gives the
