@@ -103,7 +103,7 @@ def driver():
 
 def actors(runs):
     sys.path.insert(0, HERE)
-    from bench import Beam, Procs, run_workload, snapshot_jar
+    from harness import Beam, Procs, run_workload, snapshot_jar
 
     procs = Procs()
     snapshot_jar()

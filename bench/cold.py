@@ -15,7 +15,8 @@ import statistics
 import sys
 import time
 
-from bench import RAY_VENV, RESULTS, ROOT, Beam, Procs, Ray, log, machine, plain, run_workload, snapshot_jar
+from bench import machine, plain  # the table's formatting
+from harness import RAY_VENV, RESULTS, ROOT, Beam, Procs, Ray, log, run_workload, snapshot_jar
 
 COLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cold_workload.py")
 
