@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402
+import harness  # noqa: E402  (bench/harness.py: the systems, the processes, the jar and Java)
 import start_time  # noqa: E402
 
 JCMD = os.path.join(os.path.dirname(start_time.JAVA), "jcmd")
@@ -57,7 +57,7 @@ def one_round(procs, pkg, extra_env, n):
     try:
         pid = start_head(procs, ray, env, tmp)["pid"]
         gc0 = young_gcs(pid)
-        r = bench.run_workload(procs, start_time.PYTHON, env, "calls", "--n", str(n), timeout=600)
+        r = harness.run_workload(procs, start_time.PYTHON, env, "calls", "--n", str(n), timeout=600)
         gc1 = young_gcs(pid)
         calls = n + 4 * max(1, n // 3) + 5 * n
         return {"sync p50 (us)": r["sync"]["p50_us"], "sync p99 (us)": r["sync"]["p99_us"],
@@ -74,7 +74,7 @@ def timeline_round(procs, pkg, extra_env, n):
     env, ray = start_time.variant_env(pkg, extra_env, tmp)
     try:
         start_head(procs, ray, env, tmp)
-        r = bench.run_workload(procs, start_time.PYTHON, env, "timeline", "--n", str(n), timeout=600)
+        r = harness.run_workload(procs, start_time.PYTHON, env, "timeline", "--n", str(n), timeout=600)
         out = {"bcast4 p50 (us)": r["round"]["p50_us"], "mean (us)": r["round"]["mean_us"],
                "p90 (us)": r["round"]["p90_us"], "submitted (us)": r["submitted_us"]}
         out.update({f"method {k + 1} (us)": t for k, t in enumerate(r["kth_method_us"])})
@@ -95,10 +95,10 @@ def two_host_round(procs, pkg, extra_env, n):
         with open(os.path.join(tmp, "session_latest", "auth_token")) as f:
             join_env = dict(env, RAY_AUTH_TOKEN=f.read().strip())
         procs.run(ray + ["start", "--address", address, "--num-cpus", "8", "--temp-dir", tmp2,
-                         "--node-ip-address", bench.JOIN_IP], join_env, timeout=120)
+                         "--node-ip-address", harness.JOIN_IP], join_env, timeout=120)
         with open(os.path.join(tmp2, "session_latest", "node.json")) as f:
             daemons = f"{head['pid']},{json.load(f)['pid']}"
-        r = bench.run_workload(procs, start_time.PYTHON, env, "twohost", "--n", str(n), "--node-ip", bench.JOIN_IP,
+        r = harness.run_workload(procs, start_time.PYTHON, env, "twohost", "--n", str(n), "--node-ip", harness.JOIN_IP,
                                "--cluster-pids", daemons, timeout=600)
         cpu = r["bcast8_cpu_us"]
         return {"remote sync p50 (us)": r["remote_sync"]["p50_us"], "remote sync p99 (us)": r["remote_sync"]["p99_us"],

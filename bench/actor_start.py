@@ -1,4 +1,4 @@
-"""Where an actor worker's first ~100 ms go (issue #25; docs/PERFORMANCE.md, "Actor start-up").
+"""Where an actor worker's first ~100 ms go (docs/PERFORMANCE.md, "Actor start-up").
 
     .venv/bin/python bench/actor_start.py [--runs 10]
 
@@ -103,7 +103,7 @@ def driver():
 
 def actors(runs):
     sys.path.insert(0, HERE)
-    from bench import Beam, Procs, run_workload, snapshot_jar
+    from harness import Beam, Procs, run_workload, snapshot_jar
 
     procs = Procs()
     snapshot_jar()

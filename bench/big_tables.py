@@ -1,6 +1,6 @@
 """Cluster state of any size: 100,000 placement groups on a real head, and 100,000 actors on
 simulated nodes (bench/scale_node.py), each listed by every view before and after they are
-all removed (issue 26; the header-limit failure was at ~2,800 groups).
+all removed (the header-limit failure was at ~2,800 groups).
 
 For each view it prints the wall time of one call: placement_group_table() and ray.nodes()
 in this driver, and `ray status`, `ray status --json`, `ray list ...` as a user runs them

@@ -1,4 +1,4 @@
-"""The cold shape, beam and Ray 2.58 side by side (issue #25; run it through bench/run.sh --cold).
+"""The cold shape, beam and Ray 2.58 side by side (run it through bench/run.sh --cold).
 
 Each run starts a fresh head of one system, runs bench/cold_workload.py once (no warm-up),
 stops the head, then does the same with the other system: runs alternate beam, Ray, beam,
@@ -15,7 +15,8 @@ import statistics
 import sys
 import time
 
-from bench import RAY_VENV, RESULTS, ROOT, Beam, Procs, Ray, log, machine, plain, run_workload, snapshot_jar
+from bench import machine, plain  # the table's formatting
+from harness import RAY_VENV, RESULTS, ROOT, Beam, Procs, Ray, log, run_workload, snapshot_jar
 
 COLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cold_workload.py")
 

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import signal
 import statistics
 import subprocess
@@ -25,10 +26,11 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402
+import harness  # noqa: E402  (bench/harness.py: the systems, the processes, the jar and Java)
+from proctree import logger  # noqa: E402
 
-ROOT = bench.ROOT
-JAR = bench.BENCH_JAR  # a private copy (bench.snapshot_jar): archives are valid only for the jar they were trained on
+ROOT = harness.ROOT
+JAR = harness.BENCH_JAR  # a private copy (harness.snapshot_jar): archives are valid only for the jar they were trained on
 WORK = os.path.join(ROOT, ".bench", "jvm")
 
 
@@ -77,8 +79,7 @@ def variants(jsa, aot):
     ]
 
 
-def log(msg):
-    print(f"[jvm {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = logger("jvm")
 
 
 def train(procs, java, flags, what):
@@ -99,9 +100,9 @@ def train(procs, java, flags, what):
             time.sleep(0.05)
         else:
             raise RuntimeError(f"training daemon did not start: {open(err.name).read()[-2000:]}")
-        env = bench.clean_env()
+        env = harness.clean_env()
         env["RAY_TMPDIR"] = d
-        procs.run([os.path.join(ROOT, ".venv", "bin", "python"), bench.WORKLOAD, "calls", "--n", "1000"], env, timeout=300)
+        procs.run([os.path.join(ROOT, ".venv", "bin", "python"), harness.WORKLOAD, "calls", "--n", "1000"], env, timeout=300)
     finally:
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=120)
@@ -124,31 +125,31 @@ def one_cycle(procs, java, flags, tool, res, last):
     """One `ray start --head` with flags: start time, idle RSS/PSS after 2 s; on the last round also
     the RSS after a full GC (jcmd GC.run) and after a short mixed load. Then stop."""
     d = tempfile.mkdtemp(prefix="jv.", dir="/tmp")
-    env = bench.clean_env()
+    env = harness.clean_env()
     env["RAY_TMPDIR"] = d
     if tool:
         env["JAVA_TOOL_OPTIONS"] = " ".join(tool)
     before = set(procs.descendants())
     try:
-        ru0 = bench.resource.getrusage(bench.resource.RUSAGE_CHILDREN)
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         _, _, _, dt = procs.run([java, *flags, "-cp", JAR, "beam.cli.Main", "start", "--head", "--num-gpus", "4",
                                  "--num-cpus", "8", "--port", "0", "--temp-dir", d], env, timeout=120)
         res.setdefault("start_all", []).append(dt)
         time.sleep(2.0)
         left = [p for p in procs.descendants() if p not in before]
-        ru1 = bench.resource.getrusage(bench.resource.RUSAGE_CHILDREN)
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         res.setdefault("cpu_all", []).append(ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime
-                                             + bench.cpu_seconds(left))
-        r, s, _ = bench.memory(left)
+                                             + harness.cpu_seconds(left))
+        r, s, _ = harness.memory(left)
         res.setdefault("rss_all", []).append(r)
         res.setdefault("pss_all", []).append(s)
         if not last:
             return
-        _, out, _, _ = procs.run([os.path.join(ROOT, ".venv", "bin", "python"), bench.WORKLOAD, "calls", "--n", "1000"], env,
+        _, out, _, _ = procs.run([os.path.join(ROOT, ".venv", "bin", "python"), harness.WORKLOAD, "calls", "--n", "1000"], env,
                                  timeout=300)
         load = json.loads(out.strip().splitlines()[-1][len("BENCH-RESULT "):])
         daemon = [p for p in left if os.path.exists(f"/proc/{p}")]
-        res["rss_after_load_mb"] = bench.memory(daemon)[0]
+        res["rss_after_load_mb"] = harness.memory(daemon)[0]
         res["actors4_s"] = load["actors4_s"]
         res["sync_p50_us"] = load["sync"]["p50_us"]
         res["sync_p99_us"] = load["sync"]["p99_us"]
@@ -159,7 +160,7 @@ def one_cycle(procs, java, flags, tool, res, last):
         if os.path.exists(jcmd):  # what a full GC would leave (after start-up and the load)
             subprocess.run([jcmd, str(pid), "GC.run"], capture_output=True, timeout=60)
             time.sleep(0.5)
-            res["rss_after_load_gc_mb"] = bench.memory(daemon)[0]
+            res["rss_after_load_gc_mb"] = harness.memory(daemon)[0]
     except RuntimeError as e:
         logs = ""
         for f in ("beamd-stderr.log", "session_latest/logs/beamd.log", "session_latest/logs/beamd.out"):
@@ -194,11 +195,11 @@ def measure_all(procs, java, vs, reps):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--out", default=os.path.join(bench.RESULTS, "jvm_options.json"))
+    ap.add_argument("--out", default=os.path.join(harness.RESULTS, "jvm_options.json"))
     args = ap.parse_args()
-    procs = bench.Procs()
-    bench.snapshot_jar()
-    java = os.environ.get("BEAM_JAVA") or bench.find_java()
+    procs = harness.Procs()
+    harness.snapshot_jar()
+    java = os.environ.get("BEAM_JAVA") or harness.find_java()
     os.makedirs(WORK, exist_ok=True)
     jsa, aot = os.path.join(WORK, "beam.jsa"), os.path.join(WORK, "beam.aot")
     for f in (jsa, aot):
@@ -211,7 +212,7 @@ def main():
             break
         time.sleep(0.1)
     sizes = {"beam.jsa_mb": os.path.getsize(jsa) / 2**20, "beam.aot_mb": os.path.getsize(aot) / 2**20}
-    env = bench.clean_env()
+    env = harness.clean_env()
     launcher = []
     for _ in range(5):
         t0 = time.perf_counter()

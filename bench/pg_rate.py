@@ -1,4 +1,4 @@
-"""Placement groups per second, beam beside real Ray 2.58.0 in one run (issue 25, item 3).
+"""Placement groups per second, beam beside real Ray 2.58.0 in one run.
 
 Both heads run at once (8 CPUs each, `ray start --head`); driver rounds alternate beam, Ray,
 beam, Ray, ... so that both meet the same load on a busy machine, and the table gives the
@@ -31,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import bench  # noqa: E402  (the Procs/Beam/Ray machinery of bench/bench.py)
+import harness  # noqa: E402  (bench/harness.py: the systems, the processes, the jar and Java)
 
 LOOPS = ("sequential", "in_flight", "pg_wait", "acked")
 
@@ -121,14 +121,14 @@ def main():
     with_ray = not args.beam_only
     if with_ray and subprocess.run([os.path.join(HERE, "setup_ray.sh"), "--check"]).returncode != 0:
         sys.exit("pg_rate: Ray is not installed here; run bench/setup_ray.sh first (or pass --beam-only)")
-    bench.snapshot_jar()
-    procs = bench.Procs()
-    systems = [bench.Beam(procs)] + ([bench.Ray(procs)] if with_ray else [])
+    harness.snapshot_jar()
+    procs = harness.Procs()
+    systems = [harness.Beam(procs)] + ([harness.Ray(procs)] if with_ray else [])
     results = {s.name: [] for s in systems}
     started = []
     try:
         for s in systems:
-            bench.log(f"{s.name}: ray start --head")
+            harness.log(f"{s.name}: ray start --head")
             s.start_head()
             started.append(s)
         time.sleep(1.0)
@@ -136,7 +136,7 @@ def main():
             for s in systems:
                 res = one_round(procs, s, args.n if s.name == "beam" else args.ray_n, args.batch)
                 results[s.name].append(res)
-                bench.log(f"round {r + 1} {s.name}: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in res.items()))
+                harness.log(f"round {r + 1} {s.name}: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in res.items()))
     finally:
         for s in started:  # beam first: Ray's stop SIGTERMs every descendant left
             s.stop()
@@ -162,8 +162,8 @@ def print_table(results, args):
         print(f"| {labels[k]} | {b:,.0f} | {f'{ray_v:,.0f}' if ray_v else '-'} | {ratio} |")
     if "acked" in med["beam"]:
         print(f"\nbeam's sequential loop against its acked form: {med['beam']['sequential'] / med['beam']['acked']:.2f}x")
-    os.makedirs(bench.RESULTS, exist_ok=True)
-    path = os.path.join(bench.RESULTS, "pg_rate.json")
+    os.makedirs(harness.RESULTS, exist_ok=True)
+    path = os.path.join(harness.RESULTS, "pg_rate.json")
     with open(path, "w") as f:
         json.dump({"args": vars(args), "runs": results, "median": med, "cpus": os.cpu_count()}, f, indent=1)
     print(f"\nwrote {path}")

@@ -25,19 +25,19 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402
+import harness  # noqa: E402  (bench/harness.py: the systems, the processes, the jar and Java)
+from proctree import logger  # noqa: E402
 
-PYSPY = os.path.join(bench.RAY_VENV, "bin", "py-spy")
-OUT_DIR = os.path.join(bench.ROOT, ".bench", "profile")
+PYSPY = os.path.join(harness.RAY_VENV, "bin", "py-spy")
+OUT_DIR = os.path.join(harness.ROOT, ".bench", "profile")
 
 
-def log(msg):
-    print(f"[profile {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = logger("profile")
 
 
 def spawn(procs, cmd, env, **kw):
     with procs.lock:
-        p = subprocess.Popen(cmd, env=env, cwd=bench.ROOT, **kw)
+        p = subprocess.Popen(cmd, env=env, cwd=harness.ROOT, **kw)
         procs.own.add(p.pid)
     return p
 
@@ -100,14 +100,14 @@ def perf_collapse(perf_data, out):
 
 def cpu_per_call(sysm, procs):
     cluster = procs.descendants()
-    return bench.workload(sysm, "cpu", "--cluster-pids", ",".join(map(str, cluster)))
+    return harness.workload(sysm, "cpu", "--cluster-pids", ",".join(map(str, cluster)))
 
 
 def sampling(sysm, procs, outdir):
     """py-spy on driver and worker, perf on the daemon, during a loop of sync calls."""
     res = {}
     daemon = json.load(open(os.path.join(sysm.tmp, "session_latest", "node.json")))["pid"]
-    p = spawn(procs, [sysm.python, bench.WORKLOAD, "cpu", "--n", "200", "--hold", "12"], sysm.env(),
+    p = spawn(procs, [sysm.python, harness.WORKLOAD, "cpu", "--n", "200", "--hold", "12"], sysm.env(),
               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         pids = wait_pids(p)
@@ -151,7 +151,7 @@ def timeline(sysm, procs, outdir):
     """perf trace of spaced sync calls: the median call's syscalls on the critical path."""
     daemon = json.load(open(os.path.join(sysm.tmp, "session_latest", "node.json")))["pid"]
     go = os.path.join(tempfile.mkdtemp(prefix="go.", dir="/tmp"), "go")
-    p = spawn(procs, [sysm.python, bench.WORKLOAD, "trace", "--go", go, "--n", "40"], sysm.env(),
+    p = spawn(procs, [sysm.python, harness.WORKLOAD, "trace", "--go", go, "--n", "40"], sysm.env(),
               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     tr_out = os.path.join(outdir, "perf-trace.txt")
     try:
@@ -211,14 +211,14 @@ def timeline(sysm, procs, outdir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--systems", default="beam,ray")
-    ap.add_argument("--out", default=os.path.join(bench.RESULTS, "profile.json"))
+    ap.add_argument("--out", default=os.path.join(harness.RESULTS, "profile.json"))
     args = ap.parse_args()
     os.makedirs(OUT_DIR, exist_ok=True)
-    procs = bench.Procs()
-    bench.snapshot_jar()
+    procs = harness.Procs()
+    harness.snapshot_jar()
     result = {"when": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "loadavg": os.getloadavg()}
     for s in args.systems.split(","):
-        sysm = bench.Beam(procs) if s == "beam" else bench.Ray(procs)
+        sysm = harness.Beam(procs) if s == "beam" else harness.Ray(procs)
         r = result[s] = {}
         before = set(procs.descendants())
         try:

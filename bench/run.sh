@@ -8,7 +8,7 @@
 #                          writes bench/results/quick.json; checks that everything completes
 #   bench/run.sh --no-jvm  full run without the JVM options part
 #   bench/run.sh --cold [--runs N]
-#                          only the cold shape (issue #25): N fresh heads of each system, alternating,
+#                          only the cold shape: N fresh heads of each system, alternating,
 #                          no warm-up (default 5); every run's figures, then the table with pass/fail
 #                          against each target in every run; bench/results/cold.json and cold.png
 #   A full run measures the warm table, then the cold shape.

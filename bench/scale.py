@@ -38,13 +38,13 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import big_tables  # noqa: E402  (views(), timed(), cli(): the same listing figures)
 import scale_report  # noqa: E402
+from proctree import logger  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 KEYS = ("rss_bytes", "heap_used_bytes", "open_fds", "threads")
 
 
-def log(msg):
-    print(f"[scale {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = logger("scale")
 
 
 def proc_cpu(pid):

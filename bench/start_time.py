@@ -21,11 +21,11 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402
+import harness  # noqa: E402  (bench/harness.py: the systems, the processes, the jar and Java)
 
-ROOT = bench.ROOT
+ROOT = harness.ROOT
 PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
-JAVA = os.environ.get("BEAM_JAVA") or bench.find_java()
+JAVA = os.environ.get("BEAM_JAVA") or harness.find_java()
 # builds before the Python layers (snapshots of older commits) have ray._beam.launcher
 RAY_MAIN = ("import sys; sys.path.insert(0, sys.argv.pop(1))\n"
             "try:\n    from ray._beam.launch.launcher import main\n"
@@ -54,7 +54,7 @@ def parse_variant(text):
 
 def variant_env(pkg, extra_env, tmp):
     """(environment, `ray` command) for running the variant in PKG with its sessions in TMP."""
-    env = bench.clean_env()
+    env = harness.clean_env()
     env.update({"BEAM_JAVA": JAVA, **extra_env, "RAY_TMPDIR": tmp, "PYTHONPATH": pkg})
     return env, [PYTHON, "-c", RAY_MAIN, pkg]
 
@@ -62,7 +62,7 @@ def variant_env(pkg, extra_env, tmp):
 def alternate(variants, rounds, measure, describe):
     """measure(procs, pkg, env) for every variant in turn, ROUNDS times (background load then
     hits all of them alike); each result is logged with describe(result). {name: [results]}."""
-    procs = bench.Procs()
+    procs = harness.Procs()
     got = {name: [] for name, _, _ in variants}
     for i in range(rounds):
         for name, pkg, env in variants:
@@ -81,7 +81,7 @@ def cycle(procs, pkg, extra_env):
         _, out, _, _ = procs.run([PYTHON, "-c", INIT, pkg], env, timeout=60)
         time.sleep(2.0)
         left = [p for p in procs.descendants() if p not in before]
-        rss, _, _ = bench.memory(left)
+        rss, _, _ = harness.memory(left)
         return dt, float(out.split()[-1]), rss
     finally:
         procs.run(ray + ["stop", "--temp-dir", tmp], env, timeout=60, check=False)

@@ -26,13 +26,12 @@ import time
 T_IMPORT = time.perf_counter()
 import ray  # noqa: E402
 
-from bench import cpu_seconds  # noqa: E402  (bench/ is this script's directory; stdlib only)
+from proctree import cpu_seconds, descendants, logger  # noqa: E402  (bench/ is this script's directory; stdlib only)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def log(msg):
-    print(f"[workload {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = logger("workload")
 
 
 def emit(result):
@@ -403,31 +402,9 @@ def cmd_vllm(args):
     emit({"vllm_ready_s": ready_s, "marks": marks})
 
 
-def _children_map():
-    kids = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                st = f.read()
-            ppid = int(st[st.rindex(")") + 2:].split()[1])
-        except (OSError, ValueError):
-            continue
-        kids.setdefault(ppid, []).append(int(d))
-    return kids
-
-
 def process_tree(roots):
-    kids = _children_map()
-    out, todo = [], list(roots)
-    while todo:
-        p = todo.pop()
-        if p in out:
-            continue
-        out.append(p)
-        todo.extend(kids.get(p, []))
-    return out
+    """``roots`` and every live process below them."""
+    return list(dict.fromkeys([*roots, *descendants(roots)]))
 
 
 def cmd_twohost(args):

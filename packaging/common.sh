@@ -23,21 +23,12 @@ JLINK_OPTS=(--strip-debug --no-man-pages --no-header-files --compress=zip-6)
 log() { echo "packaging: $*" >&2; }
 die() { echo "packaging: error: $*" >&2; exit 1; }
 
-jdk_major() { # major version of the JDK at $1, 0 if it is not a JDK with jlink
-  local v
-  [ -x "$1/bin/jlink" ] && [ -f "$1/release" ] || { echo 0; return; }
-  v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release")
-  echo "${v:-0}"
-}
-
+# beam's one JDK finder (python/ray/_beam/launch/findjava.py), asked for one with jlink:
+# $BEAM_JLINK_JDK, Temurin 25 (the runtime the AOT cache is made for), $JAVA_HOME, /usr/lib/jvm/*
 find_jdk() {
-  local c
-  for c in "${BEAM_JLINK_JDK:-}" /usr/lib/jvm/temurin-25-jdk-amd64 "${JAVA_HOME:-}" \
-           $(ls -d /usr/lib/jvm/* 2>/dev/null | sort -rV); do
-    [ -n "$c" ] && [ -d "$c" ] || continue
-    if [ "$(jdk_major "$c")" -ge 21 ]; then echo "$c"; return; fi
-  done
-  die "no JDK >= 21 with jlink found (set BEAM_JLINK_JDK)"
+  python3 "$ROOT/python/ray/_beam/launch/findjava.py" --jdk --tool jlink \
+    ${BEAM_JLINK_JDK:+--prefer "$BEAM_JLINK_JDK"} --prefer /usr/lib/jvm/temurin-25-jdk-amd64 \
+    || die "no JDK >= 21 with jlink found (set BEAM_JLINK_JDK)"
 }
 
 find_python() {

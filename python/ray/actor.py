@@ -1,5 +1,6 @@
 """``ray.actor``: the actor handle types (implemented in ray._beam.api.actors)."""
 
+from ray._beam.api import client
 from ray._beam.api.actors import (  # noqa: F401
     ActorClass, ActorClassInheritanceException, ActorHandle, ActorMethod)
 
@@ -11,8 +12,6 @@ def exit_actor() -> None:
     SystemExit raised here; the daemon then fails this and later calls with
     ActorDiedError (INTENDED_USER_EXIT, as Ray words it).
     """
-    from ray._beam.api import client
-
     c = client.get_client()
     if c is None or c.role != "worker":
         raise TypeError("exit_actor API is called on a non-actor worker, the driver. "

@@ -12,12 +12,24 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
+
+# The page re-renders its tables as the daemon's figures change, so an element found in one
+# WebDriver call may be gone by the next (StaleElementReferenceException): each read and the
+# click below is one script that runs inside the page, between two renders.
+ROWS = """return Array.from(document.querySelectorAll('#' + arguments[0] + ' tbody tr'),
+    tr => Array.from(tr.querySelectorAll('td'), td => td.innerText.trim()));"""
+CLICK_ROW = """const tr = document.querySelector('#actors tbody tr[data-actor="' + arguments[0] + '"]');
+if (tr) tr.click();
+return tr !== null;"""
+TEXT = "const e = document.getElementById(arguments[0]); return e ? e.innerText : '';"
 
 
 def rows(driver, table):
-    return [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
-            for tr in driver.find_elements(By.CSS_SELECTOR, f"#{table} tbody tr")]
+    return driver.execute_script(ROWS, table)
+
+
+def text(driver, element_id):
+    return driver.execute_script(TEXT, element_id)
 
 
 def wait(what, check, within=30):
@@ -44,11 +56,13 @@ def main():
         wait("both nodes", lambda: {r[0] for r in rows(driver, "nodes")} >= set(expect["ips"]))
         wait("the dead actor", lambda: any(r[1] == expect["dead"] and r[2] == "DEAD" for r in rows(driver, "actors")))
         wait("the pending group", lambda: any(r[0] == expect["pg"] for r in rows(driver, "pending")))
-        dead_row = [tr for tr in driver.find_elements(By.CSS_SELECTOR, "#actors tbody tr")
-                    if tr.get_attribute("data-actor") == expect["dead"]][0]
-        dead_row.click()
-        log = wait("the log tail", lambda: expect["log_line"] in driver.find_element(By.ID, "log").text
-                   and driver.find_element(By.ID, "log").text)
+        wait("the dead actor's row to click", lambda: driver.execute_script(CLICK_ROW, expect["dead"]))
+
+        def log_tail():
+            shown = text(driver, "log")
+            return shown if expect["log_line"] in shown else None
+
+        log = wait("the log tail", log_tail)
         if len(sys.argv) > 3:
             driver.save_screenshot(sys.argv[3])
         print(json.dumps({"nodes": rows(driver, "nodes"), "gpus": rows(driver, "gpus"),

@@ -2,7 +2,7 @@
 each worker gets (or, with RAY_EXPERIMENTAL_NOSET_*, does not get), Ray's refusals, and
 detection from fake device trees and fake vendor tools (BEAM_DEVICE_ROOT, PATH), never from
 this machine's devices. The expected values are what real Ray 2.58 gives for the same
-`ray start` and actors (issue 27; the table is in docs/DESIGN.md, "Accelerators")."""
+`ray start` and actors (the table is in docs/DESIGN.md, "Accelerators")."""
 import json
 import os
 import stat

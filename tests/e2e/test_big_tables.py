@@ -1,4 +1,4 @@
-"""Cluster state of any size (issue 26): with more placement groups than a frame header can
+"""Cluster state of any size: with more placement groups than a frame header can
 list (~2,800 broke it) and more removals than the tombstones kept (10,000),
 placement_group_table(), ray.nodes(), `ray status`, `ray status --json` and `ray list`
 all work, before and after removing every group. bench/big_tables.py runs 100,000."""

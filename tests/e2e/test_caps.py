@@ -1,4 +1,4 @@
-"""Caps with clear errors (issue 26): a node runs at most --max-actor-processes actor
+"""Caps with clear errors: a node runs at most --max-actor-processes actor
 processes; the creation past it fails with a RayActorError naming the limit and the flag,
 and the actors already there, and the next creation once one is gone, are not disturbed."""
 import shutil

@@ -1,4 +1,4 @@
-"""Hostile peers at the head's door (issue 26), with a joined node (127.0.0.2) and a live
+"""Hostile peers at the head's door, with a joined node (127.0.0.2) and a live
 driver working throughout, as users run: payloads announced and never sent cost the head
 nothing, and idle or trickling strangers never keep a real node from its challenge."""
 import json

@@ -1,4 +1,4 @@
-"""Secrets stay in the daemon (issue 26): the cluster token, the path of its file and the TLS
+"""Secrets stay in the daemon: the cluster token, the path of its file and the TLS
 variables that a daemon was started with never reach an actor's environment, its .out/.err
 logs, or `ray status` / `ray list` / `ray doctor`, on the head and on a joined node."""
 import glob

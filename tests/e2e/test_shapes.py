@@ -1,16 +1,14 @@
-"""beam's answers have the shapes real Ray 2.58 gives (reference/ray_shapes.py)."""
+"""beam's answers have the shapes real Ray 2.58 gives: tests/golden/ray_shapes.py (the script
+that recorded tests/golden/ray-2.58-shapes.json from real Ray) run against a beam cluster."""
 
 import copy
 import json
 import os
 
-import pytest
-
 from conftest import ROOT, run_driver
 from shapes_compare import differences
 
-SCRIPT_CANDIDATES = ["/work/shared/reference/ray_shapes.py",
-                     os.path.join(ROOT, "tests", "golden", "ray_shapes.py")]
+SCRIPT = os.path.join(ROOT, "tests", "golden", "ray_shapes.py")
 EXPECTED = os.environ.get("BEAM_RAY_SHAPES",
                           os.path.join(ROOT, "tests", "golden", "ray-2.58-shapes.json"))
 
@@ -21,11 +19,8 @@ def _expected():
 
 
 def test_ray_shapes_dump_matches_ray_2_58(clusters):
-    script = next((p for p in SCRIPT_CANDIDATES if os.path.isfile(p)), None)
-    if script is None:
-        pytest.skip(f"ray_shapes.py not found (looked at {SCRIPT_CANDIDATES})")
     base = clusters.start("--num-gpus", "4", "--num-cpus", "8")
-    with open(script) as f:
+    with open(SCRIPT) as f:
         code = f.read()
     done = run_driver(base, code, timeout=120)
     assert done.returncode == 0, f"ray_shapes.py failed:\n{done.stderr[-4000:]}"

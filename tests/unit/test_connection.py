@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from ray._beam.wire import framing
+from ray._beam.wire.framebuffer import FrameBuffer
 from ray._beam.wire.connection import Connection
 from ray._beam.wire.spin import SpinPolicy
 
@@ -41,17 +42,14 @@ class FakeDaemon:
 
     def _serve(self):
         self.conn, _ = self.server.accept()
-        f = self.conn.makefile("rb")
-
-        def read_exact(n):
-            data = f.read(n)
-            if len(data) < n:
-                raise EOFError
-            return data
+        frames = FrameBuffer(self.conn)
         try:
             while True:
-                header, payload = framing.read_frame(read_exact)
-                self.handler(header, payload, self.send)
+                frame = frames.pop()
+                if frame is None:
+                    frames.fill()
+                else:
+                    self.handler(*frame, self.send)
         except (EOFError, OSError, framing.FrameError):
             pass
 

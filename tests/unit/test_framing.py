@@ -1,13 +1,15 @@
-"""The codec against the golden frames shared with the Java side."""
+"""The codec against the golden frames shared with the Java side; frames are received the way
+connection.py receives them (FrameBuffer over a real socket)."""
 
-import io
 import json
 import os
+import socket
 
 import pytest
 
 from _paths import GOLDEN
 from ray._beam.wire import framing
+from ray._beam.wire.framebuffer import FrameBuffer
 
 
 def _load(name):
@@ -19,19 +21,30 @@ GOOD = _load("frames.json")
 BAD = _load("bad_frames.json")
 
 
-def _reader(data: bytes, chunk: int = 5):
-    """read_exact over a stream that returns at most ``chunk`` bytes per read."""
-    stream = io.BytesIO(data)
-
-    def read_exact(n):
-        out = b""
-        while len(out) < n:
-            part = stream.read(min(chunk, n - len(out)))
-            if not part:
-                raise EOFError
-            out += part
-        return out
-    return read_exact
+def _receive(data: bytes, chunk: int = 5):
+    """(frames, error): what FrameBuffer cuts out of ``data`` sent ``chunk`` bytes at a time
+    over a unix socket pair, and the error that ended it once the sender closed: EOFError,
+    or the FrameError that made the connection give up."""
+    sender, receiver = socket.socketpair()
+    frames = []
+    try:
+        buf = FrameBuffer(receiver)
+        try:
+            for i in range(0, len(data), chunk):
+                sender.sendall(data[i:i + chunk])
+                assert buf.fill(block=True, timeout=5), "sent bytes never arrived"
+                while (frame := buf.pop()) is not None:
+                    frames.append(frame)
+            sender.shutdown(socket.SHUT_WR)
+            while True:
+                buf.fill(block=True, timeout=5)  # raises EOFError once all is read
+                while (frame := buf.pop()) is not None:
+                    frames.append(frame)
+        except (EOFError, framing.FrameError) as e:
+            return frames, e
+    finally:
+        sender.close()
+        receiver.close()
 
 
 def test_golden_set_covers_required_cases():
@@ -59,10 +72,11 @@ def test_decode_matches_golden(case):
 
 
 @pytest.mark.parametrize("case", GOOD, ids=lambda c: c["name"])
-def test_read_frame_in_small_chunks(case):
+def test_the_receive_buffer_cuts_frames_out_of_small_chunks(case):
     frame = bytes.fromhex(case["frame_hex"])
-    header, payload = framing.read_frame(_reader(frame + frame, chunk=5))
-    assert header == case["header"] and payload.hex() == case["payload_hex"]
+    frames, error = _receive(frame + frame, chunk=5)
+    assert [(h, p.hex()) for h, p in frames] == [(case["header"], case["payload_hex"])] * 2
+    assert type(error) is EOFError
 
 
 def test_encode_adds_plen_last():
@@ -73,25 +87,31 @@ def test_encode_adds_plen_last():
 
 @pytest.mark.parametrize("case", BAD, ids=lambda c: c["name"])
 def test_bad_frames_are_rejected(case):
-    with pytest.raises(framing.FrameError):
-        framing.read_frame(_reader(bytes.fromhex(case["frame_hex"])))
+    frames, error = _receive(bytes.fromhex(case["frame_hex"]))
+    assert frames == []
+    if case["name"] == "truncated_payload":  # the peer closed inside a frame: nothing to parse
+        assert type(error) is EOFError
+    else:
+        assert isinstance(error, framing.FrameError), error
 
 
-def test_size_checked_before_reading_header():
-    reads = []
-
-    def read_exact(n):
-        reads.append(n)
-        if len(reads) == 1:
-            return bytes.fromhex("7fffffff")
-        raise AssertionError("must not read a 2 GiB header")
-    with pytest.raises(framing.FrameError, match="exceeds the limit"):
-        framing.read_frame(read_exact)
+def test_size_checked_before_the_header_arrives():
+    # only the 4-byte length of a 2 GiB header is sent: refused without waiting for the rest
+    sender, receiver = socket.socketpair()
+    try:
+        sender.sendall(bytes.fromhex("7fffffff"))
+        buf = FrameBuffer(receiver)
+        assert buf.fill(block=True, timeout=5)
+        with pytest.raises(framing.FrameError, match="exceeds the limit"):
+            buf.pop()
+    finally:
+        sender.close()
+        receiver.close()
 
 
 def test_clean_eof_between_frames():
-    with pytest.raises(EOFError):
-        framing.read_frame(_reader(b""))
+    frames, error = _receive(b"")
+    assert frames == [] and type(error) is EOFError
 
 
 def test_encode_rejects_bad_headers():
@@ -129,9 +149,8 @@ def test_call_head_refuses_ids_that_are_not_hex(bad):
     (b"\x00\x00\x00\x02\xff\xfe", "not valid UTF-8 JSON"),
     (b"\x00\x00\x00\x02[]", "not a JSON object"),
 ])
-def test_the_receive_buffer_rejects_bad_headers_as_read_frame_does(buf, message):
-    # FrameBuffer parses headers straight out of its bytearray (framing.split_header)
+def test_the_receive_buffer_says_what_is_wrong_with_a_header(buf, message):
     with pytest.raises(framing.FrameError, match=message):
         framing.split_header(bytearray(buf))
-    with pytest.raises(framing.FrameError, match=message):
-        framing.read_frame(_reader(buf + b"\x00" * 8))
+    frames, error = _receive(buf + b"\x00" * 8, chunk=64)
+    assert frames == [] and isinstance(error, framing.FrameError) and message in str(error)

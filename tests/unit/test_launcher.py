@@ -12,12 +12,14 @@ from _paths import ROOT
 from ray._beam.launch import aotcache, findjava, jvmflags, launcher
 
 
-def _fake_jdk(tmp_path, name, version):
+def _fake_jdk(tmp_path, name, version, tools=()):
     home = tmp_path / name
     (home / "bin").mkdir(parents=True)
+    for tool in ("java", *tools):
+        exe = home / "bin" / tool
+        exe.write_text("#!/bin/sh\nexit 0\n")
+        exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
     java = home / "bin" / "java"
-    java.write_text("#!/bin/sh\nexit 0\n")
-    java.chmod(java.stat().st_mode | stat.S_IEXEC)
     (home / "release").write_text(f'IMPLEMENTOR="x"\nJAVA_VERSION="{version}"\n')
     return str(java)
 
@@ -44,6 +46,41 @@ def test_find_java_error_names_what_it_tried(tmp_path, monkeypatch):
     with pytest.raises(launcher.LauncherError) as e:
         launcher.find_java()
     assert "Java 21 or newer" in str(e.value) and old in str(e.value) and "version 17" in str(e.value)
+
+
+FINDJAVA = os.path.join(ROOT, "python", "ray", "_beam", "launch", "findjava.py")
+
+
+def _findjava_cli(*args, java_home=None):
+    # -S: no site-packages, so no `ray` to import: the shell runs it before any venv exists
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "PYTHONPATH")}
+    if java_home:
+        env["JAVA_HOME"] = java_home
+    return subprocess.run([sys.executable, "-S", FINDJAVA, *args], capture_output=True,
+                          text=True, env=env, cwd="/", timeout=30)
+
+
+def test_the_jdk_finder_cli_runs_without_the_package(tmp_path):
+    j17 = os.path.dirname(os.path.dirname(_fake_jdk(tmp_path, "j17", "17.0.9", ["javac", "jlink"])))
+    j21 = os.path.dirname(os.path.dirname(_fake_jdk(tmp_path, "j21", "21.0.2", ["javac"])))
+    j25 = os.path.dirname(os.path.dirname(_fake_jdk(tmp_path, "j25", "25.0.1", ["javac", "jlink"])))
+    done = _findjava_cli("--jdk", "--prefer", j17, "--prefer", j21)
+    assert (done.returncode, done.stdout) == (0, j21 + "\n"), done.stderr
+    done = _findjava_cli("--jdk", "--tool", "jlink", "--prefer", j21, java_home=j25)
+    assert (done.returncode, done.stdout) == (0, j25 + "\n"), done.stderr
+    done = _findjava_cli("--jdk", "--tool", "no-such-tool", "--prefer", j17)
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"{j17} (no bin/no-such-tool)" in done.stderr and "JAVA_HOME" in done.stderr
+    done = _findjava_cli("--jdk", "--tool")
+    assert done.returncode == 2 and "usage" in done.stderr
+
+
+def test_the_jdk_finder_passes_over_old_jdks_by_their_release(tmp_path, monkeypatch):
+    j17 = os.path.dirname(os.path.dirname(_fake_jdk(tmp_path, "j17", "17.0.9", ["javac"])))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(findjava, "JVM_DIR", str(tmp_path / "no-jvms"))
+    with pytest.raises(findjava.LauncherError, match=f"{j17} \\(version 17\\)"):
+        findjava.find_jdk([j17])
 
 
 def test_jar_lookup(tmp_path, monkeypatch):

@@ -24,11 +24,27 @@ MAY_USE = {
     "api": {"wire", "launch", "api"},
     "worker": {"wire", "api", "worker"},
 }
-MAY_USE_OUTSIDE = {  # modules of ray outside ray._beam (prefixes); None: any
-    "wire": ("ray.exceptions",),  # the exception classes: a leaf, imports nothing of ray
+# Modules of ray outside ray._beam (prefixes) each layer may import; None: any. ray.* above
+# ray._beam is Ray's public face built on api/, so api/ may use only its leaves (data classes
+# that import nothing of ray): an import of anything else there points up.
+LEAVES = ("ray.exceptions", "ray.runtime_env")
+MAY_USE_OUTSIDE = {
+    "wire": ("ray.exceptions",),
     "launch": (),
-    "api": None,
+    "api": LEAVES,
     "worker": None,
+}
+
+# Imports of ray's own modules made inside a function, each for a start-up cost (never to
+# dodge a cycle: a module that needs one from above gets it handed over, as client.py sets
+# pgs.process_client and refs.process_table): (importer, imported) -> why.
+DEFERRED = {
+    ("ray._beam.worker_start", "ray._beam.worker"):
+        "an idle pooled worker arms die-with-parent before the worker's imports take their time",
+    ("ray._beam.api.client", "ray._beam.launch.discovery"):
+        "only a driver finds and starts daemons; actor workers never load it",
+    ("ray", "ray._beam.api.returns"):
+        "ray.method is reached through ray's lazy names; `import ray` alone loads no object table",
 }
 
 
@@ -51,16 +67,22 @@ def _is_type_checking(node):
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
-def _imports(name, path):
-    """[(imported module, only under TYPE_CHECKING)] of one module, ray's modules only."""
+def _is_ray(module):
+    return module == "ray" or module.startswith("ray.")
+
+
+def _import_nodes(name, path):
+    """[(imported module, only under TYPE_CHECKING, inside a function)] of one module, ray's
+    modules only."""
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
     out = []
 
-    def visit(node, typing_only):
+    def visit(node, typing_only, in_function):
         for child in ast.iter_child_nodes(node):
             guarded = typing_only or _is_type_checking(child)
+            local = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             if isinstance(child, ast.Import):
-                out.extend((a.name, guarded) for a in child.names)
+                out.extend((a.name, guarded, in_function) for a in child.names)
             elif isinstance(child, ast.ImportFrom):
                 base = child.module or ""
                 if child.level:
@@ -68,15 +90,16 @@ def _imports(name, path):
                     base = ".".join(up + ([child.module] if child.module else []))
                 for a in child.names:  # `from pkg import module` imports that module
                     full = f"{base}.{a.name}"
-                    out.append((full if full in MODULES else base, guarded))
-            visit(child, guarded)
+                    out.append((full if full in MODULES else base, guarded, in_function))
+            visit(child, guarded, local)
 
     with open(path) as f:
-        visit(ast.parse(f.read(), path), False)
-    return [(m, g) for m, g in out if (m == "ray" or m.startswith("ray.")) and m != name]
+        visit(ast.parse(f.read(), path), False, False)
+    return [(m, g, f) for m, g, f in out if _is_ray(m) and m != name]
 
 
-IMPORTS = {name: _imports(name, path) for name, path in MODULES.items()}
+IMPORT_NODES = {name: _import_nodes(name, path) for name, path in MODULES.items()}
+IMPORTS = {name: [(m, g) for m, g, _ in found] for name, found in IMPORT_NODES.items()}
 
 
 def _layer(module):
@@ -92,6 +115,40 @@ def test_the_graph_is_read_from_the_real_tree():
     assert ("ray._beam.wire.framing", False) in IMPORTS["ray._beam.wire.connection"]
     assert ("ray._beam.launch.discovery", False) in IMPORTS["ray._beam.api.client"]
     assert len(MODULES) > 30
+
+
+def _function_local(import_nodes):
+    return sorted({(module, target) for module, found in import_nodes.items()
+                   for target, _, in_function in found if in_function})
+
+
+def test_no_function_local_import_of_rays_modules():
+    found = _function_local(IMPORT_NODES)
+    stray = [f"{m} imports {t} inside a function" for m, t in found if (m, t) not in DEFERRED]
+    assert stray == [], ("import these at the top of the module; where that makes a cycle, hand "
+                         "the object over from above instead (as client.py sets pgs.process_client):\n"
+                         + "\n".join(stray))
+    assert sorted(DEFERRED) == [p for p in found if p in DEFERRED], "DEFERRED names an import that is gone"
+
+
+def test_the_local_import_check_sees_one():
+    source = "import os\ndef f():\n    from ray._beam.api import client\n    import json\n"
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"beam_layers_probe_{os.getpid()}.py")
+    with open(path, "w") as f:
+        f.write(source)
+    try:
+        nodes = _import_nodes("ray._beam.api.probe", path)
+    finally:
+        os.unlink(path)
+    assert _function_local({"ray._beam.api.probe": nodes}) == [("ray._beam.api.probe", "ray._beam.api.client")]
+
+
+def test_the_leaves_api_may_use_import_nothing_of_ray():
+    for module, imports in IMPORTS.items():
+        leaf = next((p for p in LEAVES if module == p or module.startswith(p + ".")), None)
+        if leaf is not None:
+            out = [t for t, _ in imports if not (t == leaf or t.startswith(leaf + "."))]
+            assert out == [], f"{module} imports {out}: api/ may no longer use {leaf}"
 
 
 def test_every_beam_module_is_in_a_layer():

@@ -43,6 +43,7 @@ from ray._beam.api import options  # noqa: E402
 from ray._beam.api.objects import ObjectRef  # noqa: E402
 from ray._beam.worker_calls import (  # noqa: E402
     bound_method, first_pending_ref, format_exc, run_shutdown_hook, safe_repr)
+from ray._beam.api import usermetrics  # noqa: E402
 from ray._beam import worker_process  # noqa: E402
 
 if _GC_WAS_ON:
@@ -79,7 +80,6 @@ class Worker:
 
     @staticmethod
     def _exit(_reason: str = "") -> None:
-        from ray._beam.api import usermetrics
         usermetrics.flush()  # the values recorded since the last send (a no-op once the link is gone)
         if os.environ.get("BEAM_WORKER_DEBUG"):
             print(f"beam worker exiting: {_reason}", file=sys.stderr, flush=True)

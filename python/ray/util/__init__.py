@@ -1,5 +1,6 @@
 """``ray.util``: placement groups, node IP, and the submodules vLLM imports."""
 
+from ray._beam.api import client
 from ray._beam.api.context import get_node_ip_address
 from ray.util.placement_group import (
     PlacementGroup,
@@ -13,8 +14,6 @@ from ray.util import metrics, scheduling_strategies, state  # noqa: F401
 
 def list_named_actors(all_namespaces: bool = False) -> list:
     """Names of live named actors, from the daemon's status."""
-    from ray._beam.api import client
-
     actors = client.ensure().request("status", {}).get("actors") or []
     names = [a.get("name") for a in actors if a.get("name") and a.get("state") != "DEAD"]
     if all_namespaces:

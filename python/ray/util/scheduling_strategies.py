@@ -8,16 +8,7 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-
-class PlacementGroupSchedulingStrategy:
-    """Place the actor in ``placement_group`` (bundle ``placement_group_bundle_index``,
-    -1 meaning any bundle)."""
-
-    def __init__(self, placement_group, placement_group_bundle_index: int = -1,
-                 placement_group_capture_child_tasks: Optional[bool] = None):
-        self.placement_group = placement_group
-        self.placement_group_bundle_index = placement_group_bundle_index
-        self.placement_group_capture_child_tasks = placement_group_capture_child_tasks
+from ray._beam.api.pgs import PlacementGroupSchedulingStrategy  # noqa: F401  (defined beside the group it names
 
 
 class NodeAffinitySchedulingStrategy:

@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import Optional
 
-from ray._beam.api import failures, refs
+from ray._beam.api import failures, pgs, refs
 from ray._beam.api.objects import ObjectTable
 from ray._beam.api.pgtracker import PgTracker
 from ray._beam.api.submit import Submitter
@@ -153,6 +153,14 @@ def current_table() -> Optional[ObjectTable]:
 
 
 refs.process_table = current_table
+
+
+def process_client(connect: bool) -> Optional[Client]:
+    """This process's client; with ``connect``, ray.init()'s when there is none yet."""
+    return ensure() if connect else _client
+
+
+pgs.process_client = process_client
 
 
 def get_client() -> Optional[Client]:

@@ -12,6 +12,9 @@ import socket
 from typing import Dict, List, Optional
 
 from ray._beam.api import client
+from ray._beam.api.actors import ActorHandle
+from ray._beam.api.ids import JobID, NodeID
+from ray.runtime_env import RuntimeEnv
 
 ACCELERATOR_KEYS = ("GPU", "HPU", "NPU", "RBLN", "TTNPU", "FURIOSA", "TPU", "neuron_cores")
 
@@ -108,28 +111,20 @@ class RuntimeContext:
 
     @property
     def node_id(self):
-        from ray._beam.api.ids import NodeID
-
         return NodeID(self.get_node_id())
 
     @property
     def job_id(self):
-        from ray._beam.api.ids import JobID
-
         return JobID(self.get_job_id())
 
     @property
     def runtime_env(self):
-        from ray.runtime_env import RuntimeEnv
-
         c = self._c()
         env = (c.actor or {}).get("runtime_env") if c.actor else c.job_runtime_env
         return RuntimeEnv(**(env or {}))
 
     @property
     def current_actor(self):
-        from ray._beam.api.actors import ActorHandle
-
         actor = _actor()
         if not actor:
             raise RuntimeError("This method is only available in an actor.")

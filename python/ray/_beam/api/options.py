@@ -12,6 +12,8 @@ import logging
 import warnings
 from typing import Any, Dict
 
+from ray._beam.api.pgs import OBJECT_STORE_MEMORY_DEPRECATED, PlacementGroup, PlacementGroupSchedulingStrategy
+
 logger = logging.getLogger("ray")
 
 # Every actor option name Ray 2.58 accepts.
@@ -56,8 +58,6 @@ def check(options: Dict[str, Any]) -> None:
                 f"restarts are out of its scope); a dead actor stays dead and its calls fail "
                 f"with ActorDiedError. Leave {key} unset or 0, and create a new actor instead.")
     if options.get("object_store_memory") is not None:
-        from ray._beam.api.pgs import OBJECT_STORE_MEMORY_DEPRECATED
-
         warnings.warn(OBJECT_STORE_MEMORY_DEPRECATED.format("actors"), DeprecationWarning,
                       stacklevel=3)
     mc = options.get("max_concurrency")
@@ -115,9 +115,6 @@ def merged_runtime_env(job_env: dict, actor_env) -> dict:
 
 def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
     """The ``options`` object of a create_actor request (docs/PROTOCOL.md)."""
-    from ray._beam.api.pgs import PlacementGroup
-    from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
-
     pg, bundle_index = options.get("placement_group"), options.get("placement_group_bundle_index", -1)
     strategy = options.get("scheduling_strategy")
     if isinstance(strategy, PlacementGroupSchedulingStrategy):

@@ -18,11 +18,14 @@ deferred: written with the next frame or when a wait starts (outbox.py).
 from __future__ import annotations
 
 import warnings
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 from ray._beam.api import ids
 from ray._beam.api.ids import PlacementGroupID
 from ray.exceptions import RaySystemError
+
+if TYPE_CHECKING:
+    from ray._beam.api.client import Client
 
 # The daemon checks the same (beam.cluster.GroupRules); tests/golden/pg_checks.json binds the two.
 VALID_STRATEGIES = {"PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"}
@@ -33,6 +36,16 @@ OBJECT_STORE_MEMORY_DEPRECATED = (
     "(https://docs.ray.io/en/releases-2.58.0/ray-core/objects/object-spilling.html) instead "
     "to bypass the object store memory size limitation.")
 _EXAMPLE = "For example: `[{'CPU': 1.0}, {'GPU': 1.0}]`."
+
+
+def _no_client(connect: bool) -> Optional["Client"]:
+    raise RaySystemError("beam's client (ray._beam.api.client) is not loaded: import ray first")
+
+
+# This process's client, handed over by client.py when it loads (the client holds the groups'
+# tracker, so it sits above this module): with connect=True it connects (ray.init()) when
+# there is none yet, with connect=False it is None then.
+process_client: Callable[[bool], Optional["Client"]] = _no_client
 
 
 class PlacementGroup:
@@ -64,19 +77,15 @@ class PlacementGroup:
 
     def ready(self):
         """An ObjectRef resolved with this group once it is placed."""
-        from ray._beam.api import client
-
-        c = client.ensure()
+        c = process_client(True)
         ref = c.table.register(ids.new_object_id())
         c.pgs.watch(self, ref.hex())
         return ref
 
     def wait(self, timeout_seconds: float = 30) -> bool:
         """True if the group is placed within ``timeout_seconds``."""
-        import ray
-
-        ready, _ = ray.wait([self.ready()], timeout=timeout_seconds)
-        return len(ready) == 1
+        ref = self.ready()
+        return bool(process_client(True).table.ready_mask([ref.hex()], 1, timeout_seconds)[0])
 
     def __eq__(self, other):
         return isinstance(other, PlacementGroup) and other.id == self.id
@@ -86,6 +95,21 @@ class PlacementGroup:
 
 
 PlacementGroup.__module__ = "ray.util.placement_group"
+
+
+class PlacementGroupSchedulingStrategy:
+    """Place the actor in ``placement_group`` (bundle ``placement_group_bundle_index``,
+    -1 meaning any bundle); Ray's ``ray.util.scheduling_strategies`` class, kept here beside
+    the group so that options.py reads it without importing up into ray.util."""
+
+    def __init__(self, placement_group, placement_group_bundle_index: int = -1,
+                 placement_group_capture_child_tasks: Optional[bool] = None):
+        self.placement_group = placement_group
+        self.placement_group_bundle_index = placement_group_bundle_index
+        self.placement_group_capture_child_tasks = placement_group_capture_child_tasks
+
+
+PlacementGroupSchedulingStrategy.__module__ = "ray.util.scheduling_strategies"
 
 
 def validate(bundles, strategy: str, lifetime) -> List[Dict[str, float]]:
@@ -125,12 +149,10 @@ def validate(bundles, strategy: str, lifetime) -> List[Dict[str, float]]:
 
 
 def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> PlacementGroup:
-    from ray._beam.api import client
-
     specs = validate(bundles, strategy, lifetime)
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name)}")
-    c = client.ensure()
+    c = process_client(True)
     pg_id = ids.new_pg_id(c.job_id)
     c.pgs.created(pg_id)
     c.conn.send("pg_create", {"pg_id": pg_id, "name": name, "strategy": strategy,
@@ -139,11 +161,9 @@ def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> Plac
 
 
 def remove(pg: PlacementGroup) -> None:
-    from ray._beam.api import client
-
     if not isinstance(pg, PlacementGroup):
         raise TypeError(f"remove_placement_group expects a PlacementGroup, got {type(pg)}")
-    c = client.ensure()
+    c = process_client(True)
     pg_id = pg.id.hex()
     own = c.pgs.removing(pg_id)
     if own is None:
@@ -157,9 +177,7 @@ def remove(pg: PlacementGroup) -> None:
 
 def table(pg: Optional[PlacementGroup] = None) -> dict:
     """Ray's placement_group_table(): one entry for ``pg``, else all keyed by id hex."""
-    from ray._beam.api import client
-
-    c = client.ensure()
+    c = process_client(True)
     fields = {"pg_id": pg.id.hex()} if pg is not None else {}
     reply = c.request("pg_table", fields)
     if pg is not None:
@@ -204,8 +222,6 @@ def normalize_entry(entry: dict) -> dict:
 
 def current() -> Optional[PlacementGroup]:
     """The placement group of the actor we run in; None in a driver or outside any group."""
-    from ray._beam.api import client
-
-    c = client.get_client()
+    c = process_client(False)
     pg_id = (c.actor or {}).get("pg_id") if c is not None else None
     return PlacementGroup(PlacementGroupID(pg_id)) if pg_id else None

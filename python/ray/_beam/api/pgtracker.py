@@ -13,12 +13,10 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
+from ray._beam.api.pgs import PlacementGroup
 from ray.exceptions import RaySystemError, TaskPlacementGroupRemoved
-
-if TYPE_CHECKING:
-    from ray._beam.api.pgs import PlacementGroup
 
 logger = logging.getLogger("ray")
 

@@ -18,6 +18,8 @@ import threading
 import time
 from typing import Dict, List, Optional, Tuple
 
+from ray._beam.api import client
+
 logger = logging.getLogger("ray")
 
 FLUSH_INTERVAL_S = 2.0
@@ -96,8 +98,6 @@ def _loop() -> None:
 
 def flush() -> None:
     """Send the series changed since the last send (if connected; else they wait for the next)."""
-    from ray._beam.api import client
-
     c = client.get_client()
     if c is None or c.conn.closed:
         return

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from ray._beam.launch import jvmflags
+from ray._beam.launch.findjava import java_release, release_value
 
 MIN_JAVA = 25  # -XX:AOTCache / -XX:AOTCacheOutput
 
@@ -25,25 +26,6 @@ def paths(jar: str) -> tuple[str, str]:
     """(the cache, its description) for ``jar``: same folder, same stem."""
     stem = jar[:-len(".jar")] if jar.endswith(".jar") else jar
     return stem + ".aot", stem + ".aot.info"
-
-
-def java_release(java: str) -> str | None:
-    """The ``release`` file of the runtime that owns ``java`` (its versions), or None."""
-    release = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(java))), "release")
-    try:
-        with open(release, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def release_value(text: str, key: str) -> str | None:
-    """``KEY="value"`` (quotes optional) from a runtime's ``release`` text; None if absent."""
-    for line in text.splitlines():
-        if line.startswith(key + "="):
-            value = line[len(key) + 1:].strip().strip('"')
-            return value or None
-    return None
 
 
 def java_version(java: str) -> str | None:

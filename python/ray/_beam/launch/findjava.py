@@ -1,13 +1,23 @@
 """Finding Java >= 21 and the beam jar, for the ``ray`` command and ``ray.init()``: the
 order is BEAM_JAVA, JAVA_HOME, the bundled runtime, PATH, /usr/lib/jvm/* for Java and
 BEAM_JAR, the package's lib/, the checkout's build for the jar. Every failure names each place
-that was tried and what to set."""
+that was tried and what to set.
+
+It is also beam's one JDK finder for the shell (``./dev``, packaging/, bench/): it imports
+nothing but the standard library, so the system python runs it before any venv exists:
+
+    python3 python/ray/_beam/launch/findjava.py --jdk [--tool jlink] [--prefer DIR]...
+    python3 python/ray/_beam/launch/findjava.py --java
+
+``--jdk`` prints the home of the first JDK >= 21 that has ``bin/<tool>`` (javac unless
+told), looking at each --prefer DIR, then JAVA_HOME, then /usr/lib/jvm/* (newest name
+first); ``--java`` prints what find_java() finds. Either exits 1 saying where it looked.
+"""
 
 from __future__ import annotations
 
 import os
-
-from ray._beam.launch import aotcache
+import sys
 
 MIN_JAVA = 21
 JVM_DIR = "/usr/lib/jvm"  # where Debian-style packages install JDKs, one folder each
@@ -17,14 +27,33 @@ class LauncherError(RuntimeError):
     """Java or the jar could not be found; the message names every place that was tried."""
 
 
+def java_release(java: str) -> str | None:
+    """The ``release`` file of the runtime that owns ``java`` (its versions), or None."""
+    release = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(java))), "release")
+    try:
+        with open(release, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def release_value(text: str, key: str) -> str | None:
+    """``KEY="value"`` (quotes optional) from a runtime's ``release`` text; None if absent."""
+    for line in text.splitlines():
+        if line.startswith(key + "="):
+            value = line[len(key) + 1:].strip().strip('"')
+            return value or None
+    return None
+
+
 def java_major(java: str) -> int | None:
     """The major version of the JDK that owns ``java``, from its ``release`` file.
 
     Falls back to ``java -version`` only when there is no release file (odd installs).
     """
-    text = aotcache.java_release(java)
+    text = java_release(java)
     if text is not None:
-        version = aotcache.release_value(text, "JAVA_VERSION")
+        version = release_value(text, "JAVA_VERSION")
         return _major(version) if version else None
     import subprocess  # rare: a runtime without a release file
 
@@ -152,3 +181,63 @@ def find_jar() -> str:
         "beam daemon jar not found. Looked at: BEAM_JAR (unset), "
         + ", ".join(str(p) for p in candidates)
         + ". Build it with `mvn -f java package` or set BEAM_JAR.")
+
+
+def _installed_jdks() -> list[str]:
+    """The folders under /usr/lib/jvm, newest name first (temurin-25-... before java-17-...)."""
+    try:
+        names = sorted(os.listdir(JVM_DIR), reverse=True)
+    except OSError:
+        return []
+    return [p for p in (os.path.join(JVM_DIR, n) for n in names) if os.path.isdir(p)]
+
+
+def find_jdk(preferred: list[str] = (), tool: str = "javac") -> str:
+    """The home of the first JDK >= 21 with an executable ``bin/<tool>``: each of
+    ``preferred``, then JAVA_HOME, then /usr/lib/jvm/*."""
+    homes = [d for d in [*preferred, os.environ.get("JAVA_HOME", "")] if d] + _installed_jdks()
+    tried = []
+    for home in homes:
+        if not os.access(os.path.join(home, "bin", tool), os.X_OK):
+            tried.append(f"{home} (no bin/{tool})")
+            continue
+        major = java_major(os.path.join(home, "bin", "java"))
+        if major is not None and major >= MIN_JAVA:
+            return home
+        tried.append(f"{home} (version {major if major else 'unknown'})")
+    detail = "; ".join(tried) if tried else "no JDK folder at all"
+    raise LauncherError(f"no JDK >= {MIN_JAVA} with bin/{tool} found: {detail}. Install one "
+                        "(e.g. Temurin 21+) and set JAVA_HOME to it.")
+
+
+def main(argv: list[str]) -> int:
+    """The shell's entry (see the module's docstring): prints one path, or why there is none."""
+    usage = "usage: findjava.py --jdk [--tool NAME] [--prefer DIR]... | --java"
+    preferred, tool, want = [], "javac", None
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg in ("--jdk", "--java") and want is None:
+            want = arg
+        elif arg in ("--tool", "--prefer") and args:
+            value = args.pop(0)
+            if arg == "--tool":
+                tool = value
+            else:
+                preferred.append(value)
+        else:
+            print(f"findjava.py: unexpected argument {arg!r}; {usage}", file=sys.stderr)
+            return 2
+    if want is None:
+        print(usage, file=sys.stderr)
+        return 2
+    try:
+        print(find_jdk(preferred, tool) if want == "--jdk" else find_java())
+    except LauncherError as e:
+        print(f"findjava.py: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ray._beam.launch import aotcache, findjava, tempdirs
+from ray._beam.launch import aotcache, findjava, launchfile, tempdirs
 from ray._beam.launch.findjava import (  # noqa: F401  (LauncherError, java_major: this module's API too)
     LauncherError, _choose_java, _package_jars, _which, bundled_runtimes, find_jar, find_java, java_major)
 from ray._beam.launch.jvmflags import AOT_RUN_FLAGS, JVM_FLAGS
@@ -179,8 +179,6 @@ def write_launch_file(path: str) -> None:
     """The launch file that lets the ``ray`` script (python/bin/ray) start Java without us
     next time (ray/_beam/launch/launchfile.py). Nothing when Java or the jar cannot be found: the
     command that follows says why."""
-    from ray._beam.launch import launchfile
-
     writer = launchfile.Writer(path)  # first: its time is "before we looked"
     try:
         (java, source, java_tried), jar = _choose_java(), find_jar()

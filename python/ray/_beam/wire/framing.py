@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import struct
-from typing import Callable, Tuple
+from typing import Tuple
 
 MAX_HEADER_BYTES = 1 << 20  # 1 MiB
 MAX_PAYLOAD_BYTES = 1 << 30  # 1 GiB
@@ -151,19 +151,3 @@ def decode_frame(buf: bytes) -> Tuple[dict, bytes, int] | None:
     if len(buf) < end:
         return None
     return header, bytes(buf[start:end]), end
-
-
-def read_frame(read_exact: Callable[[int], bytes]) -> Tuple[dict, bytes]:
-    """Read one frame using ``read_exact(n)``, which returns exactly n bytes or raises EOFError.
-
-    EOF before the first byte of a frame raises EOFError (a clean close); EOF inside a
-    frame raises FrameError.
-    """
-    prefix = read_exact(4)
-    hlen = parse_header_length(prefix)
-    try:
-        header, plen = parse_header(read_exact(hlen))
-        payload = read_exact(plen) if plen else b""
-    except EOFError:
-        raise FrameError("connection closed in the middle of a frame") from None
-    return header, payload

@@ -79,9 +79,9 @@ public final class Connection implements AutoCloseable {
         this.codec = codec;
         this.peer = peer;
         this.scheduler = scheduler;
-        // DataInputStream once here, not per frame in FrameCodec.decode. The buffer is per link
-        // (a head holds one per node: 64 KiB made 10,000 nodes cost 640 MiB of heap); a payload
-        // bigger than it is read straight into its own array, past the buffer.
+        // One DataInputStream for the connection's life, not one per frame. The read buffer is
+        // small because a head holds one per node; a payload bigger than it is read straight
+        // into its own array, past the buffer.
         this.in = new DataInputStream(new BufferedInputStream(new TransportInput(transport), READ_BUFFER_BYTES));
         this.outbox = new Outbox(transport, peer, open, this::close, maxQueuedBytes);
         outbox.start(threads);
@@ -97,7 +97,7 @@ public final class Connection implements AutoCloseable {
     }
 
     /**
-     * The first frame, read with {@code limits} (smaller ones; the payload budget is the same) and without the 64 KiB read
+     * The first frame, read with {@code limits} (smaller ones; the payload budget is the same) and without the read
      * buffer: the head's door reads a stranger's join this way, so that a connection that has
      * not proven the token costs no buffer, and reads exactly that frame's bytes (what
      * follows stays in the socket for {@link #read}). Call before the first {@code read}.
