@@ -103,6 +103,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
 
     /** The HTTP face: the head's adds the cluster's pages, state API and metrics to every node's. */
     private void startHttp() {
+        if (config.http() == null) return;
         CachedView<ClusterSnapshot> view = new CachedView<>(cluster::snapshot);
         Supplier<String> health = () -> stop.stopping() ? "the beam daemon is shutting down" : null;
         HeadView head = new HeadView() {
