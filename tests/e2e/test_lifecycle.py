@@ -73,6 +73,64 @@ def test_a_joined_node_whose_head_went_away_exits_non_zero(clusters):
             member.wait()
 
 
+# Actors that ignore SIGTERM, as a worker stuck in a device call may: the node's stop policy
+# (daemon/NodeAssembly.stopActors) must not depend on them cooperating.
+STUBBORN_ACTORS = """
+import os, signal, time, ray
+ray.init(address="auto")
+@ray.remote(num_cpus=0, resources={{"{where}": 0.1}})
+class Stubborn:
+    def __init__(self):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    def pid(self):
+        return os.getpid()
+actors = [Stubborn.remote() for _ in range(2)]
+print("PIDS", ray.get([a.pid.remote() for a in actors], timeout=60), flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("stopping", ["head", "member"])
+def test_one_stop_policy_ends_stubborn_actors_on_head_and_member_within_5s(clusters, stopping):
+    """SIGTERM to the daemon of the node the actors run on: it exits 0 within 5 s (the bounded
+    wait is 3 s) and none of its actors, which ignore SIGTERM, outlives it."""
+    head_dir = clusters.new_dir()
+    procs = []
+    try:
+        head = subprocess.Popen([RAY_BIN, "start", "--head", "--block", "--port", "0", "--num-cpus", "1",
+                                 "--num-gpus", "0", "--resources", '{"on_head": 1}', "--temp-dir", head_dir],
+                                env=beam_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(head)
+        read_line_with(head, "beam runtime started", timeout=60)
+        with open(os.path.join(head_dir, "session_latest", "node.json")) as f:
+            address = json.load(f)["address"]
+        member = subprocess.Popen([RAY_BIN, "start", "--block", "--address", address, "--num-cpus", "1",
+                                   "--num-gpus", "0", "--resources", '{"on_member": 1}',
+                                   "--temp-dir", clusters.new_dir()],
+                                  env=beam_env(RAY_AUTH_TOKEN_PATH=os.path.join(head_dir, "session_latest",
+                                                                                 "auth_token")),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(member)
+        read_line_with(member, "beam runtime started", timeout=60)
+        driver = spawn_driver(head_dir, STUBBORN_ACTORS.format(where="on_" + stopping))
+        procs.insert(0, driver)
+        actors = _pids(driver)
+        assert all(pid_alive(p) for p in actors), actors
+        target = head if stopping == "head" else member
+        target.send_signal(signal.SIGTERM)
+        code, took = _wait_exit(target, 10)
+        assert code == 0 and took < 5.0, (stopping, code, took, target.stderr.read())
+        deadline = time.monotonic() + 1.0
+        while any(pid_alive(p) for p in actors) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(pid_alive(p) for p in actors), f"{stopping}'s actors {actors} outlived its daemon"
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 # In the namespace, as a driver: an actor leaves an orphan (`sleep` whose shell has exited),
 # which the kernel hands to PID 1; PID 1 must reap it once it ends.
 ORPHANS = """

@@ -2,13 +2,11 @@ package beam.cli;
 
 import beam.codec.FrameCodec;
 import beam.config.Environment;
-import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,21 +25,13 @@ public final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as JSON.")
     boolean json;
 
-    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray; else any one daemon of yours).")
-    String tempDir;
-
-    @Option(names = "--address", description = "The cluster's HOST:PORT (default: $RAY_ADDRESS): the local daemon serving it answers.")
-    String address;
+    @Mixin
+    LocalDaemon daemon = new LocalDaemon();
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode running = Discovery.find(env, tempDir, "doctor", address);
-        if (running == null) return 1;
-        ObjectNode report;
-        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
-            report = client.request(Frames.header("doctor"));
-        }
-        report.remove(List.of("op", "rid", "ok"));
+        ObjectNode report = daemon.ask(env, "doctor", "doctor");
+        if (report == null) return 1;
         if (json) {
             System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(report));
         } else {

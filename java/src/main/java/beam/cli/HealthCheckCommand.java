@@ -6,14 +6,12 @@ import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameException;
 import beam.codec.FrameLimits;
-import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -97,13 +95,11 @@ public final class HealthCheckCommand implements Callable<Integer> {
     }
 
     private String checkLocal() throws IOException {
-        ObjectNode running = Discovery.find(env, tempDir, "health-check"); // prints why when there is none
-        if (running == null) throw new IOException("no beam daemon is running that this command can use (why: above); give the head's --address, or start one with `ray start`");
-        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
-            ObjectNode state = client.request(Frames.header("cluster_state"));
-            long alive = 0;
-            for (var n : state.path("nodes")) if (n.path("Alive").asBoolean()) alive++;
-            return "this node's daemon and the head answer (" + alive + " live node" + (alive == 1 ? "" : "s") + ")";
-        }
+        // --address here names the head to check over TCP, so the daemon is found as if none were given
+        ObjectNode state = LocalDaemon.ask(env, tempDir, null, "health-check", "cluster_state"); // prints why when none
+        if (state == null) throw new IOException("no beam daemon is running that this command can use (why: above); give the head's --address, or start one with `ray start`");
+        long alive = 0;
+        for (var n : state.path("nodes")) if (n.path("Alive").asBoolean()) alive++;
+        return "this node's daemon and the head answer (" + alive + " live node" + (alive == 1 ? "" : "s") + ")";
     }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -28,11 +29,8 @@ public final class ListCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print JSON.")
     boolean json;
 
-    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray; else any one daemon of yours).")
-    String tempDir;
-
-    @Option(names = "--address", description = "The cluster's HOST:PORT (default: $RAY_ADDRESS): the local daemon serving it answers.")
-    String address;
+    @Mixin
+    LocalDaemon daemon = new LocalDaemon();
 
     @Override
     public Integer call() throws Exception {
@@ -40,7 +38,7 @@ public final class ListCommand implements Callable<Integer> {
             System.err.println("beam: unknown resource '" + what + "'; say nodes, actors or placement-groups.");
             return 2;
         }
-        ObjectNode status = LocalStatus.fetch(env, tempDir, "list " + what, address);
+        ObjectNode status = daemon.ask(env, "list " + what, "status");
         if (status == null) return 1;
         ArrayNode rows = switch (what) {
             case "nodes" -> nodes(status);

@@ -10,6 +10,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ray status}: nodes, resources used/total, actors holding GPUs, pending groups. */
@@ -24,15 +25,12 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the raw status as JSON.")
     boolean json;
 
-    @Option(names = "--temp-dir", description = "Root of the session directories (default: $RAY_TMPDIR, else $TMPDIR/ray or /tmp/ray; else any one daemon of yours).")
-    String tempDir;
-
-    @Option(names = "--address", description = "The cluster's HOST:PORT (default: $RAY_ADDRESS): the local daemon serving it answers.")
-    String address;
+    @Mixin
+    LocalDaemon daemon = new LocalDaemon();
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode status = LocalStatus.fetch(env, tempDir, "status", address);
+        ObjectNode status = daemon.ask(env, "status", "status");
         if (status == null) return 1;
         if (json) {
             System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));

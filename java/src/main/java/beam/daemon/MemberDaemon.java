@@ -1,34 +1,22 @@
 package beam.daemon;
 
 import beam.cluster.NodeAccelerator;
-import beam.codec.FrameCodec;
-import beam.codec.PayloadBudget;
 import beam.connection.Listener;
-import beam.http.HttpConfig;
-import beam.http.NodeHttp;
 import beam.link.HeadDialer;
 import beam.link.HeadLink;
-import beam.metrics.NodeMetrics;
-import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
-import beam.node.ProcessCap;
-import beam.node.Prober;
+import beam.link.Prober;
 import beam.protocol.LinkMessage;
 import beam.protocol.Protocol;
-import beam.util.Ids;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.logging.Logger;
 
 /**
- * The daemon of a node that joined a head (`ray start --address HEAD:PORT`): wires the
- * link to the head ({@link HeadDialer}, {@link HeadLink}), the actor processes the head
- * places here ({@link NodeAgent}), the unix listener for local clients and the HTTP face.
+ * The daemon of a node that joined a head (`ray start --address HEAD:PORT`): adds to what
+ * every node has ({@link NodeAssembly}) the link to the head ({@link HeadDialer},
+ * {@link HeadLink}), over which its actor processes and local clients reach the head.
  * It keeps no cluster state.
  *
  * <p>If the head is lost it stops its actors and its clients and exits with
@@ -36,64 +24,55 @@ import java.util.logging.Logger;
  */
 public final class MemberDaemon implements RunningDaemon {
     private static final Logger LOG = Logger.getLogger(MemberDaemon.class.getName());
-    private static final long ACTOR_EXIT_WAIT_MILLIS = 3_000;
     /** The exit status of a joined node that stopped because its head went away. */
     public static final int HEAD_LOST_EXIT = 3;
 
     private final DaemonConfig config;
     private final SessionDir session;
-    private final String nodeId = Ids.nodeId();
+    private final NodeAssembly node;
+    private final String nodeId;
     private final String nodeIp;
-    private final CompletableFuture<JsonNode> pythonVersions;
-    /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
-    private final Map<String, NodeAccelerator> accelerators;
-    private final UserMetrics userMetrics = new UserMetrics();
     private final StopPath stop;
     private HeadLink link;
-    private NodeAgent agent;
     private ServerSocket probeListener;
-    private Listener unixListener;
-    private NodeHttp http;
     private volatile String lostReason; // why the head is lost, once it is
     private volatile int exitCode;
 
     public MemberDaemon(DaemonConfig config, SessionDir session) {
         this.config = config;
         this.session = session;
-        this.pythonVersions = NodeFacts.pythonVersions(config.environment());
-        String host = config.headAddress().substring(0, config.headAddress().lastIndexOf(':'));
-        this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(host);
-        this.accelerators = HostProbe.accelerators(config);
+        this.node = new NodeAssembly(config, session,
+                config.headAddress().substring(0, config.headAddress().lastIndexOf(':')));
+        this.nodeId = node.nodeId;
+        this.nodeIp = node.nodeIp;
         this.stop = new StopPath(session, new Steps());
     }
 
     /** Connects and authenticates to the head, joins, then serves local clients. */
     public MemberDaemon start() throws IOException {
-        FrameCodec codec = new FrameCodec(config.limits(), PayloadBudget.forThisHeap()); // one budget for all its connections
         HeadDialer dialer = new HeadDialer(config.headAddress(), config.tls() == null ? null : config.tls().context(),
                 config.authToken());
         HeadDialer.Joined joined;
         try {
-            joined = dialer.join(joinMessage(), codec);
+            joined = dialer.join(joinMessage(), node.codec);
         } catch (IOException e) {
             closeProbeListener();
             throw e;
         }
-        link = new HeadLink(joined, config.heartbeat(), userMetrics, this::headLost);
-        agent = new NodeAgent(link, session.socketPath(), session.logsDir(), accelerators,
-                ProcessCap.of(config.maxActorProcesses()));
-        link.attach(agent);
-        unixListener = Listener.unix(session.socketPath(), codec, config.maxConnections(), link::localClient).start();
-        session.writeNodeJson(nodeId, nodeIp, config.headAddress(), ProcessHandle.current().pid());
+        link = new HeadLink(joined, config.heartbeat(), this::headLost);
+        NodeAgent agent = node.startAgent(new LinkedEvents(link));
+        link.attach(new LinkedNode(agent, node.userMetrics));
+        Listener unixListener = node.listen(link::localClient);
+        node.writeNodeJson(config.headAddress());
         link.startReading(unixListener);
-        pythonVersions.thenAccept(py -> link.send(new LinkMessage.NodeVersions(py)));
-        if (config.http() != null) startHttp(config.http());
+        node.pythonVersions.thenAccept(py -> link.send(new LinkMessage.NodeVersions(py)));
+        node.startHttp(this::healthProblem, null, null, facts -> link.send(new LinkMessage.NodeFacts(facts)));
         LOG.info("joined the head at " + config.headAddress() + " as node " + nodeIp + " (" + nodeId + ")");
         return this;
     }
 
     private LinkMessage.Join joinMessage() {
-        ObjectNode facts = NodeFacts.collect(nodeIp, accelerators, config.environment());
+        ObjectNode facts = NodeFacts.collect(nodeIp, node.accelerators, config.environment());
         try {
             probeListener = Prober.listen(nodeIp);
             facts.put("probe_port", probeListener.getLocalPort());
@@ -102,8 +81,8 @@ public final class MemberDaemon implements RunningDaemon {
             facts.put("probe_error", "cannot listen on the node IP " + nodeIp + ": " + e.getMessage());
         }
         return new LinkMessage.Join(1, Protocol.VERSION, null, nodeId, nodeIp, HostProbe.hostname(),
-                session.dir().toString(), HostProbe.resources(config, nodeIp, false, accelerators).toJson(),
-                NodeAccelerator.toJson(accelerators), facts);
+                session.dir().toString(), HostProbe.resources(config, nodeIp, false, node.accelerators).toJson(),
+                NodeAccelerator.toJson(node.accelerators), facts);
     }
 
     /** What this node's health probes say: null while the head answers and nothing is stopping. */
@@ -115,22 +94,6 @@ public final class MemberDaemon implements RunningDaemon {
             return "no heartbeat from the head at " + config.headAddress() + " for " + silent + " ms";
         }
         return null;
-    }
-
-    /** The HTTP face, bound off the start path; its ports go into node.json and to the head. */
-    private void startHttp(HttpConfig httpConfig) {
-        http = new NodeHttp(httpConfig, config.authToken(), this::healthProblem, null,
-                new NodeMetrics(userMetrics, this::healthProblem, null));
-        http.startInBackground((ports, error) -> {
-            ObjectNode facts = JsonNodeFactory.instance.objectNode();
-            ports.forEach(facts.putObject("http_ports")::put);
-            link.send(new LinkMessage.NodeFacts(facts));
-            try {
-                session.writeHttp(ports, error);
-            } catch (IOException e) {
-                LOG.warning("cannot add the HTTP ports to node.json: " + e.getMessage());
-            }
-        });
     }
 
     private void headLost(String reason) {
@@ -158,26 +121,26 @@ public final class MemberDaemon implements RunningDaemon {
         @Override
         public void stopAccepting() {
             if (link != null) link.leave();
-            if (unixListener != null) unixListener.close();
+            node.stopAccepting();
             closeProbeListener();
         }
 
         @Override
         public void stopActors() {
-            if (agent == null) return;
-            agent.killAll();
-            agent.awaitNoneRunning(ACTOR_EXIT_WAIT_MILLIS);
+            // the head that placed them is gone or is being left: this node's agent tells them
+            NodeAgent agent = node.agent();
+            node.stopActors(() -> agent.killAll());
         }
 
         @Override
         public void closeConnections() {
-            if (unixListener != null) unixListener.closeClients();
+            node.closeConnections();
             if (link != null) link.close();
         }
 
         @Override
         public void closeLast() {
-            if (http != null) http.close();
+            node.closeLast();
         }
     }
 

@@ -8,7 +8,6 @@ import beam.codec.Frame;
 import beam.codec.FrameException;
 import beam.codec.FrameLimits;
 import beam.connection.Connection;
-import beam.dispatch.DaemonContext;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.Protocol;
@@ -35,16 +34,16 @@ public final class HeadGate {
     public static final FrameLimits JOIN_LIMITS = new FrameLimits(16 * 1024, 0);
     private static final Logger LOG = Logger.getLogger(HeadGate.class.getName());
 
-    private final DaemonContext daemon;
+    private final HeadSide head;
     private final TokenAuth auth;
     private final Heartbeat heartbeat;
     private final Pulse pulse;
     private final Strangers strangers;
 
     /** {@code maxConnections}: the TCP listener's limit, of which strangers may hold a quarter ({@link Strangers}). */
-    public HeadGate(DaemonContext daemon, TokenAuth auth, Heartbeat heartbeat, int maxConnections) {
+    public HeadGate(HeadSide head, TokenAuth auth, Heartbeat heartbeat, int maxConnections) {
         this.strangers = Strangers.forListener(maxConnections);
-        this.daemon = daemon;
+        this.head = head;
         this.auth = auth;
         this.heartbeat = heartbeat;
         this.pulse = new Pulse(heartbeat, "heartbeats");
@@ -133,15 +132,15 @@ public final class HeadGate {
             refuse(connection, rid, e.getMessage());
             return;
         }
-        MemberLink link = new MemberLink(connection, daemon, nodeId, ip, join.sessionDir(), heartbeat, pulse);
+        MemberLink link = new MemberLink(connection, head, nodeId, ip, join.sessionDir(), heartbeat, pulse);
         // before addNode: adding the node may place waiting actors on it at once, and the node
         // reads the first frame after its join as the reply
-        connection.send(LinkCodec.encode(new LinkMessage.Welcome(rid, daemon.nodeId(), daemon.cluster().namespace(),
+        connection.send(LinkCodec.encode(new LinkMessage.Welcome(rid, head.headNodeId(), head.cluster().namespace(),
                 heartbeat.periodMillis(), heartbeat.timeoutMillis())));
         ObjectNode facts = join.facts() != null ? join.facts() : JsonNodeFactory.instance.objectNode();
         Node node = new Node(nodeId, ip, join.hostname() != null ? join.hostname() : ip, false, resources,
                 accelerators, link).withFacts(facts);
-        daemon.cluster().addNode(node);
+        head.cluster().addNode(node);
         LOG.info("node " + ip + " (" + nodeId + ") joined with " + resources);
         link.run(node);
     }

@@ -6,11 +6,7 @@ import beam.codec.FrameException;
 import beam.connection.Connection;
 import beam.connection.Listener;
 import beam.connection.ReaderLoop;
-import beam.metrics.UserMetrics;
-import beam.node.ActorEvents;
-import beam.node.NodeAgent;
-import beam.node.Prober;
-import beam.node.SpawnSpec;
+import beam.cluster.SpawnSpec;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.LinkMessage.ToNode;
@@ -26,8 +22,8 @@ import java.util.logging.Logger;
 /**
  * A joined node's end of its link to the head. Every local client (driver or actor worker)
  * is relayed up it, tagged with a client id, and the head's answers come back the same way;
- * the head's orders (start, kill, probe) go to the node's {@link NodeAgent}, whose events
- * go back up ({@link ActorEvents}).
+ * the head's orders (start, kill) go to the node it runs on ({@link MemberNode}), and that
+ * node's actor events go back up through {@link #started}, {@link #exited} and the rest.
  *
  * <p>States of a link at a joined node: joining ({@link HeadDialer}: connect, answer the
  * challenge, join; any failure ends the start with the reason), then joined from this
@@ -40,14 +36,13 @@ import java.util.logging.Logger;
  * for plain TCP, a platform thread of its own for TLS, whose reads block), which must not
  * block; local clients' frames on the reader loop. Sends never wait (Connection).
  */
-public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
+public final class HeadLink implements ReaderLoop.Handler {
     private static final Logger LOG = Logger.getLogger(HeadLink.class.getName());
 
     private final HeadDialer.Joined joined;
     private final Connection head;
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
-    private final UserMetrics userMetrics;
     private final Consumer<String> onLost;
     private final Map<Long, Connection> clients = new ConcurrentHashMap<>();
     private final AtomicLong nextClient = new AtomicLong(1);
@@ -55,21 +50,19 @@ public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
     private final Consumer<ToNode> handler = this::handle; // made once, not per frame
     private volatile boolean leaving;
     private final AtomicBoolean lost = new AtomicBoolean();
-    private NodeAgent agent;
+    private MemberNode node;
 
-    /** {@code userMetrics}: where local clients' own metrics go (they stay on this node). */
-    public HeadLink(HeadDialer.Joined joined, Heartbeat heartbeat, UserMetrics userMetrics, Consumer<String> onLost) {
+    public HeadLink(HeadDialer.Joined joined, Heartbeat heartbeat, Consumer<String> onLost) {
         this.joined = joined;
         this.head = joined.connection();
         this.heartbeat = heartbeat;
-        this.userMetrics = userMetrics;
         this.onLost = onLost;
         this.pulse = new Pulse(heartbeat, "heartbeat");
     }
 
-    /** The agent that runs the actors the head places here; before {@link #startReading}. */
-    public void attach(NodeAgent agent) {
-        this.agent = agent;
+    /** The node that runs the actors the head places here and keeps its clients' metrics; before {@link #startReading}. */
+    public void attach(MemberNode node) {
+        this.node = node;
     }
 
     /**
@@ -138,8 +131,8 @@ public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
                 Connection local = clients.get(c.client());
                 if (local != null) local.closeAfterFlush();
             }
-            case LinkMessage.StartActor s -> agent.spawn(spawnSpec(s));
-            case LinkMessage.KillActor k -> agent.kill(k.actorId());
+            case LinkMessage.StartActor s -> node.spawn(spawnSpec(s));
+            case LinkMessage.KillActor k -> node.kill(k.actorId());
             case LinkMessage.Probe p -> Prober.probe(p.targets())
                     .thenAccept(results -> send(new LinkMessage.ProbeResult(p.probeId(), results)));
         }
@@ -182,7 +175,7 @@ public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
             @Override
             public boolean onFrame(Frame frame) {
                 if (frame.relay() == null && frame.op().equals("metrics")) { // this node's own: kept here
-                    userMetrics.record(cid, frame.header().get("metrics")); // logs what it refuses
+                    node.recordMetrics(cid, frame.header().get("metrics")); // logs what it refuses
                     return true;
                 }
                 send(new LinkMessage.Relayed(cid, frame));
@@ -193,31 +186,27 @@ public final class HeadLink implements ActorEvents, ReaderLoop.Handler {
             public void onEnd(Exception why) {
                 if (why instanceof FrameException) LOG.warning("closing a local client: " + why.getMessage());
                 else if (why != null) LOG.fine(() -> "local client went away: " + why.getMessage());
-                userMetrics.sourceGone(cid);
+                node.sourceGone(cid);
                 clients.remove(cid);
                 send(new LinkMessage.ClientClose(cid));
             }
         };
     }
 
-    // ------------------------------------------------------------------ ActorEvents, up to the head
+    // ------------------------------------------------------------------ this node's actor events, up to the head
 
-    @Override
     public void started(String actorId, long pid) {
         send(new LinkMessage.ActorStarted(actorId, pid));
     }
 
-    @Override
     public void startFailed(String actorId, String detail) {
         send(new LinkMessage.ActorStartFailed(actorId, detail));
     }
 
-    @Override
     public void exited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
         send(new LinkMessage.ActorExited(actorId, exitCode, stderrTail, oomKills));
     }
 
-    @Override
     public void log(String actorId, Frame logFrame) {
         send(new LinkMessage.ActorLog(actorId, logFrame));
     }

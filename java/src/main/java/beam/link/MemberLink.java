@@ -8,13 +8,7 @@ import beam.codec.Frame;
 import beam.codec.FrameException;
 import beam.connection.Connection;
 import beam.connection.ReaderLoop;
-import beam.dispatch.DaemonContext;
-import beam.dispatch.FrameSink;
-import beam.dispatch.Origin;
-import beam.dispatch.Session;
-import beam.dispatch.WireFrame;
-import beam.node.SpawnSpec;
-import beam.views.VersionCheck;
+import beam.cluster.SpawnSpec;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.LinkMessage.ToHead;
@@ -33,7 +27,7 @@ import java.util.logging.Logger;
 /**
  * The head's end of one joined node's link. It is that node's {@link NodeLink} (actor
  * starts and kills go down as {@code start_actor} / {@code kill_actor}), and it hosts a
- * {@link Session} for every client of that node (drivers and actor workers), whose frames
+ * client of the head ({@link HeadSide.RelayedClient}) for every client of that node (drivers and actor workers), whose frames
  * arrive tagged with a client id. The node's process events come up as link ops.
  *
  * <p>States of a link at the head: a stranger ({@link HeadGate}: challenged, refused unless
@@ -49,15 +43,15 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private static final Logger LOG = Logger.getLogger(MemberLink.class.getName());
 
     private final Connection connection;
-    private final DaemonContext daemon;
+    private final HeadSide head;
     private final Cluster cluster;
     private final String nodeId;
     private final String nodeIp;
     private final String peerName; // "node IP", as log lines name it
-    private final Origin origin;
+    private final String sessionDir;
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
-    private final Map<Long, Session> clients = new ConcurrentHashMap<>();
+    private final Map<Long, HeadSide.RelayedClient> clients = new ConcurrentHashMap<>();
     private final AtomicBoolean lost = new AtomicBoolean();
     private final Map<Long, CompletableFuture<JsonNode>> probes = new ConcurrentHashMap<>();
     private final AtomicLong nextProbe = new AtomicLong();
@@ -66,16 +60,16 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private boolean left; // read thread only
     private Node node; // read thread only: set by run()
 
-    MemberLink(Connection connection, DaemonContext daemon, String nodeId, String nodeIp, String sessionDir,
+    MemberLink(Connection connection, HeadSide head, String nodeId, String nodeIp, String sessionDir,
                Heartbeat heartbeat, Pulse pulse) {
         this.pulse = pulse;
         this.connection = connection;
-        this.daemon = daemon;
-        this.cluster = daemon.cluster();
+        this.head = head;
+        this.cluster = head.cluster();
         this.nodeId = nodeId;
         this.nodeIp = nodeIp;
         this.peerName = "node " + nodeIp;
-        this.origin = new Origin(nodeId, nodeIp, sessionDir);
+        this.sessionDir = sessionDir;
         this.heartbeat = heartbeat;
     }
 
@@ -104,24 +98,25 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private void handle(ToHead message) {
         switch (message) {
             case LinkMessage.Relayed r -> {
-                Session session = clients.get(r.cid());
-                if (session != null) session.onFrame(r.frame());
+                HeadSide.RelayedClient client = clients.get(r.cid());
+                if (client != null) client.onFrame(r.frame());
             }
             case LinkMessage.Ping p -> { }
             case LinkMessage.Pong p -> { // the answer to our ping, carrying the time we sent it
                 if (p.t() != 0) node.heardRtt(Math.max(0, (System.nanoTime() - p.t()) / 1_000)); // no lock: Node
             }
             case LinkMessage.NodeFacts f -> cluster.onNodeFacts(nodeId, f.facts());
-            case LinkMessage.ClientOpen c -> clients.put(c.client(), new Session(sinkFor(c.client()), daemon, origin));
+            case LinkMessage.ClientOpen c -> clients.put(c.client(),
+                    head.openClient(nodeId, nodeIp, sessionDir, lineTo(c.client())));
             case LinkMessage.ClientClose c -> {
-                Session s = clients.remove(c.client());
+                HeadSide.RelayedClient s = clients.remove(c.client());
                 if (s != null) s.onClosed();
             }
             case LinkMessage.ActorStarted a -> cluster.onActorProcessStarted(a.actorId(), a.pid());
             case LinkMessage.ActorStartFailed a -> cluster.onActorStartFailed(a.actorId(), a.detail());
             case LinkMessage.ActorExited a -> cluster.onActorExited(a.actorId(), a.code(), a.tail(), a.oomKills());
-            case LinkMessage.ActorLog l -> cluster.onActorLog(l.actorId(), WireFrame.output(l.frame()));
-            case LinkMessage.NodeVersions v -> VersionCheck.record(cluster, nodeId, v.versions());
+            case LinkMessage.ActorLog l -> cluster.onActorLog(l.actorId(), head.actorOutput(l.frame()));
+            case LinkMessage.NodeVersions v -> head.nodeVersions(nodeId, v.versions());
             case LinkMessage.ProbeResult r -> {
                 CompletableFuture<JsonNode> f = probes.get(r.probeId());
                 if (f != null) f.complete(r.results());
@@ -134,8 +129,8 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         connection.send(LinkCodec.encode(message));
     }
 
-    private FrameSink sinkFor(long cid) {
-        return new FrameSink() {
+    private HeadSide.ClientLine lineTo(long cid) {
+        return new HeadSide.ClientLine() {
             @Override
             public void send(Frame frame) {
                 MemberLink.this.send(new LinkMessage.Relayed(cid, frame));
@@ -170,7 +165,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         if (!lost.compareAndSet(false, true)) return;
         LOG.warning("node " + nodeIp + " (" + nodeId + ") is lost: " + reason);
         connection.close();
-        Session.allClosed(cluster, new ArrayList<>(clients.values()));
+        head.clientsGone(new ArrayList<>(clients.values()));
         clients.clear();
         probes.values().forEach(f -> f.complete(JsonNodeFactory.instance.arrayNode()));
         cluster.onNodeLost(nodeId, reason);

@@ -1,5 +1,6 @@
 package beam.node;
 
+import beam.cluster.SpawnSpec;
 import beam.codec.Frame;
 import beam.protocol.Frames;
 import com.fasterxml.jackson.databind.node.ObjectNode;

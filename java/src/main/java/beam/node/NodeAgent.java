@@ -1,5 +1,6 @@
 package beam.node;
 
+import beam.cluster.SpawnSpec;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.ProcessContext;
 import beam.config.Environment;

@@ -1,5 +1,6 @@
 package beam.node;
 
+import beam.cluster.SpawnSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.cluster.ProcessContext;

@@ -1,4 +1,4 @@
-package beam.node;
+package beam.link;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;

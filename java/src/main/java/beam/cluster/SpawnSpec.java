@@ -1,10 +1,7 @@
-package beam.node;
+package beam.cluster;
 
-import beam.cluster.ActorRecord;
-import beam.cluster.ProcessContext;
 import java.util.List;
 import java.util.Map;
-import beam.cluster.Resources;
 
 /**
  * What a node needs to start one actor's worker process. Built by the head from the

@@ -1,0 +1,30 @@
+package beam.daemon;
+
+import beam.cluster.SpawnSpec;
+import beam.link.MemberNode;
+import beam.metrics.UserMetrics;
+import beam.node.NodeAgent;
+import com.fasterxml.jackson.databind.JsonNode;
+
+/** A joined node as its link to the head sees it: the head's orders go to its agent, its clients' metrics stay here. */
+record LinkedNode(NodeAgent agent, UserMetrics metrics) implements MemberNode {
+    @Override
+    public void spawn(SpawnSpec spec) {
+        agent.spawn(spec);
+    }
+
+    @Override
+    public void kill(String actorId) {
+        agent.kill(actorId);
+    }
+
+    @Override
+    public void recordMetrics(Object source, JsonNode values) {
+        metrics.record(source, values); // logs what it refuses
+    }
+
+    @Override
+    public void sourceGone(Object source) {
+        metrics.sourceGone(source);
+    }
+}

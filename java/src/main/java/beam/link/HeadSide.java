@@ -1,0 +1,48 @@
+package beam.link;
+
+import beam.cluster.ActorOutput;
+import beam.cluster.Cluster;
+import beam.codec.Frame;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Collection;
+
+/**
+ * What the head's end of the node links ({@link HeadGate}, {@link MemberLink}) needs from
+ * the daemon above it: the cluster nodes join, the head's node id, a session for each client
+ * a joined node relays (link/ only carries its frames; the daemon's dispatch serves it), and
+ * the reading of what a node reports that is not link business. The head's daemon
+ * implements it, so link/ imports nothing above the domain.
+ */
+public interface HeadSide {
+    Cluster cluster();
+
+    String headNodeId();
+
+    /** A client of the joined node {@code nodeId} opened; what it is sent goes to {@code out}. */
+    RelayedClient openClient(String nodeId, String nodeIp, String sessionDir, ClientLine out);
+
+    /** The node is lost: all its clients are gone at once (the cluster hears them together). */
+    void clientsGone(Collection<RelayedClient> clients);
+
+    /** The node's Python-side versions arrived. */
+    void nodeVersions(String nodeId, JsonNode versions);
+
+    /** An actor's {@code log} frame from the node, as the domain keeps and forwards it. */
+    ActorOutput actorOutput(Frame log);
+
+    /** One relayed client, as the head serves it. */
+    interface RelayedClient {
+        void onFrame(Frame frame);
+
+        void onClosed();
+    }
+
+    /** The way back to one relayed client, over its node's link. */
+    interface ClientLine {
+        /** Queues a frame; never blocks. */
+        void send(Frame frame);
+
+        /** Ends the client's connection once what is queued has been sent. */
+        void close();
+    }
+}
