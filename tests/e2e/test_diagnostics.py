@@ -5,15 +5,16 @@ import os
 import shutil
 import tempfile
 import time
+import urllib.request
 
 import pytest
 
 from conftest import beam_env, ray_cli, run_driver, spawn_driver, read_line_with, finish, wait_gone
 
 
-def start_head(base):
+def start_head(base, *extra):
     done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base, "--num-gpus", "2", "--num-cpus", "2",
-                    "--node-ip-address", "127.0.0.1"])
+                    "--node-ip-address", "127.0.0.1", *extra])
     assert done.returncode == 0, done.stderr
     with open(os.path.join(base, "session_latest", "node.json")) as f:
         address = json.load(f)["address"]
@@ -133,6 +134,44 @@ def test_waiting_groups_say_why_in_status_list_and_the_driver_log(hosts, tmp_pat
                                                             "later": "PENDING"}
         go.write_text("go")
         read_line_with(driver, "PLACED")
+    finally:
+        finish(driver)
+
+
+def test_a_group_pinned_to_an_ip_no_node_has_names_it_the_cluster_ips_and_the_fix(hosts):
+    # What vLLM does when VLLM_HOST_IP is not an IP the cluster knows: a bundle asks for
+    # node:<that ip> and the group waits for a node that never joins.
+    address, token = start_head(hosts[0], "--dashboard-port", "0", "--dashboard-agent-listen-port", "0",
+                                "--metrics-export-port", "0")
+    join(hosts[1], address, token, "127.0.0.2")
+    driver = spawn_driver(hosts[0], """
+        import ray, time
+        from ray.util.placement_group import placement_group
+        ray.init()
+        pg = placement_group([{"CPU": 1, "node:10.9.9.9": 0.001}], strategy="PACK", name="vllm-like")
+        assert not pg.wait(1)
+        print("PENDING", flush=True)
+        time.sleep(60)
+    """)
+    fix = "--node-ip-address 10.9.9.9`, or set VLLM_HOST_IP to one of the IPs the cluster knows"
+    ips = "the cluster's node IPs are 127.0.0.1, 127.0.0.2"
+    try:
+        read_line_with(driver, "PENDING")
+        err = "".join(read_line_with(driver, "vllm-like", stream="stderr"))
+        assert "is pending" in err and "no node has IP 10.9.9.9" in err and ips in err and fix in err, err
+        status = ray_cli(["status", "--temp-dir", hosts[0]]).stdout
+        demands = status[status.index("Demands:"):]
+        assert "node:10.9.9.9" in demands and ips in demands and fix in demands, status
+        report = json.loads(ray_cli(["status", "--json", "--temp-dir", hosts[0]]).stdout)
+        (group,) = [g for g in report["placement_groups"].values() if g["state"] == "PENDING"]
+        reason = group["beam_waiting_reason"]
+        assert "no node has IP 10.9.9.9" in reason and ips in reason and fix in reason, reason
+        with open(os.path.join(hosts[0], "session_latest", "node.json")) as f:
+            dashboard = json.load(f)["http_ports"]["dashboard"]
+        with urllib.request.urlopen(f"http://127.0.0.1:{dashboard}/api/cluster_status", timeout=10) as r:
+            (shown,) = [d["beamWaitingReason"] for d in
+                        json.load(r)["data"]["clusterStatus"]["loadMetricsReport"]["pgDemand"]]
+        assert shown == reason
     finally:
         finish(driver)
 
