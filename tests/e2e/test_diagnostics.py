@@ -191,6 +191,10 @@ def test_a_group_pinned_to_an_ip_no_node_has_names_it_the_cluster_ips_and_the_fi
         ray.init()
         pg = placement_group([{"CPU": 1, "node:10.9.9.9": 0.001}], strategy="PACK", name="vllm-like")
         assert not pg.wait(1)
+        @ray.remote(num_cpus=0, resources={"node:10.9.9.9": 0.001})
+        class Pinned:
+            pass
+        pinned = Pinned.remote()
         print("PENDING", flush=True)
         time.sleep(60)
     """)
@@ -200,6 +204,8 @@ def test_a_group_pinned_to_an_ip_no_node_has_names_it_the_cluster_ips_and_the_fi
         read_line_with(driver, "PENDING")
         err = "".join(read_line_with(driver, "vllm-like", stream="stderr"))
         assert "is pending" in err and "no node has IP 10.9.9.9" in err and ips in err and fix in err, err
+        err = "".join(read_line_with(driver, "Actor Pinned", stream="stderr"))
+        assert "asks for node:10.9.9.9 but no node has IP 10.9.9.9" in err and ips in err and fix in err, err
         status = ray_cli(["status", "--temp-dir", hosts[0]]).stdout
         demands = status[status.index("Demands:"):]
         assert "node:10.9.9.9" in demands and ips in demands and fix in demands, status

@@ -117,6 +117,16 @@ class PlacementTest {
     }
 
     @Test
+    void anActorPinnedToAnUnknownNodeIpWarnsItsOwnerWithTheClusterIpsAndTheFix() throws Exception {
+        ActorOptions pinned = new ActorOptions(new Resources().set("node:10.9.9.9", Resources.toUnits(0.001)), null, -1,
+                Map.of(), FrameCodec.json().createObjectNode(), 1, false, false, List.of());
+        cluster.createActor(driver, Ids.randomHex(16), "Pinned", null, null, pinned, new byte[0]);
+        String warning = driver.frames("warning").getLast().header().get("message").asText();
+        assertThat(warning).startsWith("Actor Pinned (").contains("asks for node:10.9.9.9 but no node has IP 10.9.9.9")
+                .contains("10.0.0.1, 10.0.0.2, 10.0.0.3").contains("--node-ip-address 10.9.9.9");
+    }
+
+    @Test
     void aGroupPinnedToAKnownNodeIpThatIsFullSaysItWaitsForRoom() throws Exception {
         group("PACK", List.of(new Resources().set("CPU", 8 * Resources.UNIT).set("node:10.0.0.2", Resources.UNIT)));
         group("PACK", List.of(new Resources().set("CPU", Resources.UNIT).set("node:10.0.0.2", Resources.toUnits(0.001))));
