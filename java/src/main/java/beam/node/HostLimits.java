@@ -21,6 +21,8 @@ public final class HostLimits {
     public static final long UNLIMITED = -1;
     /** Exact names reported besides every {@code NCCL_*} variable. */
     static final List<String> VARIABLES = List.of("GLOO_SOCKET_IFNAME", "VLLM_HOST_IP");
+    static final int MAX_VARIABLES = 32;
+    static final int MAX_VALUE = 200;
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private HostLimits() {
@@ -48,7 +50,11 @@ public final class HostLimits {
         env.vars().forEach((k, v) -> {
             if (k.startsWith("NCCL_") || VARIABLES.contains(k)) vars.put(k, v);
         });
-        vars.forEach(o.putObject("env")::put);
+        // the facts ride in the join, whose header the head caps (16 KiB): bounded here
+        ObjectNode out = o.putObject("env");
+        vars.entrySet().stream().limit(MAX_VARIABLES).forEach(e -> out.put(e.getKey(), e.getValue().length() <= MAX_VALUE
+                ? e.getValue() : e.getValue().substring(0, MAX_VALUE) + "..."));
+        if (vars.size() > MAX_VARIABLES) o.put("env_left_out", vars.size() - MAX_VARIABLES);
         return o;
     }
 

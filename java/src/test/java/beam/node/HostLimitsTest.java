@@ -40,6 +40,17 @@ class HostLimitsTest {
     }
 
     @Test
+    void manyOrLongVariablesAreBoundedSoTheJoinStaysSmall(@TempDir Path dir) {
+        Map<String, String> vars = new java.util.HashMap<>();
+        for (int i = 0; i < 100; i++) vars.put("NCCL_X%03d".formatted(i), "v".repeat(1000));
+        ObjectNode o = HostLimits.read(Environment.of(vars));
+        assertThat(o.path("env").size()).isEqualTo(HostLimits.MAX_VARIABLES);
+        assertThat(o.path("env").path("NCCL_X000").asText()).hasSize(HostLimits.MAX_VALUE + 3);
+        assertThat(o.path("env_left_out").asInt()).isEqualTo(100 - HostLimits.MAX_VARIABLES);
+        assertThat(o.toString().length()).isLessThan(8 * 1024);
+    }
+
+    @Test
     void aMissingFileIsReportedNotThrown(@TempDir Path dir) {
         ObjectNode o = HostLimits.read(Environment.of(Map.of(Environment.SHM_PATH, dir.resolve("none").toString(),
                 Environment.LIMITS_PATH, dir.resolve("none").toString())));
