@@ -5,15 +5,16 @@ import os
 import shutil
 import tempfile
 import time
+import urllib.request
 
 import pytest
 
 from conftest import beam_env, ray_cli, run_driver, spawn_driver, read_line_with, finish, wait_gone
 
 
-def start_head(base):
+def start_head(base, *extra, **env):
     done = ray_cli(["start", "--head", "--port", "0", "--temp-dir", base, "--num-gpus", "2", "--num-cpus", "2",
-                    "--node-ip-address", "127.0.0.1"])
+                    "--node-ip-address", "127.0.0.1", *extra], **env)
     assert done.returncode == 0, done.stderr
     with open(os.path.join(base, "session_latest", "node.json")) as f:
         address = json.load(f)["address"]
@@ -28,6 +29,17 @@ def join(base, address, token, ip, *extra, **env):
     return done
 
 
+def limits_file(folder, open_files="1048576", locked_memory="unlimited"):
+    """A /proc/self/limits of a well-set host (or with the limits given), for BEAM_LIMITS_PATH:
+    the test machine's own limits are whatever its container got."""
+    path = os.path.join(folder, "limits")
+    with open(path, "w") as f:
+        f.write("Limit                     Soft Limit           Hard Limit           Units     \n"
+                f"Max open files            {open_files:<20} {open_files:<20} files     \n"
+                f"Max locked memory         {locked_memory:<20} {locked_memory:<20} bytes     \n")
+    return path
+
+
 @pytest.fixture
 def hosts():
     made = [tempfile.mkdtemp(prefix=f"beam-diag{i}-") for i in range(3)]
@@ -40,15 +52,17 @@ def hosts():
 
 
 def test_doctor_passes_on_a_healthy_cluster_and_catches_a_wrong_node_ip(hosts):
-    address, token = start_head(hosts[0])
-    join(hosts[1], address, token, "127.0.0.2")
+    # well-set limits, and the temp folder's disk for /dev/shm: a CI container's own may be small
+    good = {"BEAM_LIMITS_PATH": limits_file(hosts[2]), "BEAM_SHM_PATH": hosts[2]}
+    address, token = start_head(hosts[0], **good)
+    join(hosts[1], address, token, "127.0.0.2", **good)
     ok = ray_cli(["doctor", "--temp-dir", hosts[0]])
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "127.0.0.1 -> 127.0.0.2" in ok.stdout and "127.0.0.2 -> 127.0.0.1" in ok.stdout
     assert "No problems found." in ok.stdout
     assert "interface lo" in ok.stdout
 
-    join(hosts[2], address, token, "10.254.254.254")  # not an address of this host
+    join(hosts[2], address, token, "10.254.254.254", **good)  # not an address of this host
     bad = ray_cli(["doctor", "--temp-dir", hosts[0]])
     assert bad.returncode == 1, bad.stdout
     assert "10.254.254.254: its node IP is not an address of any interface" in bad.stdout
@@ -56,6 +70,34 @@ def test_doctor_passes_on_a_healthy_cluster_and_catches_a_wrong_node_ip(hosts):
     report = json.loads(ray_cli(["doctor", "--json", "--temp-dir", hosts[0]]).stdout)
     assert any("10.254.254.254" in p for p in report["problems"])
     assert {n["node_ip"] for n in report["nodes"]} == {"127.0.0.1", "127.0.0.2", "10.254.254.254"}
+
+
+def test_doctor_names_small_shm_low_limits_and_nccl_settings_that_differ_with_the_fix(hosts):
+    # Head: a low open-files limit, NCCL_SOCKET_IFNAME=lo. Joined node: a small /dev/shm (devpts,
+    # a real filesystem of 0 bytes, stands in for Docker's 64 MiB default), another
+    # NCCL_SOCKET_IFNAME and a VLLM_HOST_IP that is not its node IP.
+    if not os.path.isdir("/dev/pts"):
+        pytest.skip("no /dev/pts to stand in for a small /dev/shm")
+    address, token = start_head(hosts[0], BEAM_LIMITS_PATH=limits_file(hosts[0], open_files="1024"),
+                                NCCL_SOCKET_IFNAME="lo", GLOO_SOCKET_IFNAME="lo")
+    join(hosts[1], address, token, "127.0.0.2", BEAM_LIMITS_PATH=limits_file(hosts[1], locked_memory="8388608"),
+         BEAM_SHM_PATH="/dev/pts", NCCL_SOCKET_IFNAME="eth0", GLOO_SOCKET_IFNAME="lo", VLLM_HOST_IP="10.9.9.9")
+    doctor = ray_cli(["doctor", "--temp-dir", hosts[0]])
+    out = doctor.stdout
+    assert doctor.returncode == 1, out + doctor.stderr
+    assert "node 127.0.0.2: /dev/pts is 0 B (under 1 GiB): vLLM and NCCL use /dev/shm; in Docker pass --shm-size" in out
+    assert "node 127.0.0.1: the open-files limit (ulimit -n) is 1024, under 65536" in out and "ulimit -n 65536" in out
+    assert "node 127.0.0.2: the locked-memory limit (ulimit -l) is 8 MiB, not unlimited" in out, out
+    assert "NCCL_SOCKET_IFNAME differs between nodes: lo on 127.0.0.1; eth0 on 127.0.0.2" in out, out
+    assert "GLOO_SOCKET_IFNAME differs" not in out, out
+    assert "node 127.0.0.2: VLLM_HOST_IP=10.9.9.9 is not this node's IP" in out and "VLLM_HOST_IP=127.0.0.2" in out
+    assert "open files 1024, locked memory unlimited" in out and "NCCL_SOCKET_IFNAME=eth0" in out, out
+    report = json.loads(ray_cli(["doctor", "--json", "--temp-dir", hosts[0]]).stdout)
+    host = {n["node_ip"]: n["host_limits"] for n in report["nodes"]}
+    assert host["127.0.0.2"]["shm_bytes"] == 0 and host["127.0.0.1"]["shm_bytes"] >= 0
+    assert host["127.0.0.1"]["open_files"] == 1024 and host["127.0.0.2"]["locked_memory"] == 8388608
+    assert host["127.0.0.2"]["env"]["VLLM_HOST_IP"] == "10.9.9.9"
+    assert sum("differs between nodes" in p for p in report["problems"]) == 1, report["problems"]
 
 
 def test_version_mismatch_is_a_warning_in_status_and_a_doctor_problem(hosts, tmp_path):
@@ -133,6 +175,50 @@ def test_waiting_groups_say_why_in_status_list_and_the_driver_log(hosts, tmp_pat
                                                             "later": "PENDING"}
         go.write_text("go")
         read_line_with(driver, "PLACED")
+    finally:
+        finish(driver)
+
+
+def test_a_group_pinned_to_an_ip_no_node_has_names_it_the_cluster_ips_and_the_fix(hosts):
+    # What vLLM does when VLLM_HOST_IP is not an IP the cluster knows: a bundle asks for
+    # node:<that ip> and the group waits for a node that never joins.
+    address, token = start_head(hosts[0], "--dashboard-port", "0", "--dashboard-agent-listen-port", "0",
+                                "--metrics-export-port", "0")
+    join(hosts[1], address, token, "127.0.0.2")
+    driver = spawn_driver(hosts[0], """
+        import ray, time
+        from ray.util.placement_group import placement_group
+        ray.init()
+        pg = placement_group([{"CPU": 1, "node:10.9.9.9": 0.001}], strategy="PACK", name="vllm-like")
+        assert not pg.wait(1)
+        @ray.remote(num_cpus=0, resources={"node:10.9.9.9": 0.001})
+        class Pinned:
+            pass
+        pinned = Pinned.remote()
+        print("PENDING", flush=True)
+        time.sleep(60)
+    """)
+    fix = "--node-ip-address 10.9.9.9`, or set VLLM_HOST_IP to one of the IPs the cluster knows"
+    ips = "the cluster's node IPs are 127.0.0.1, 127.0.0.2"
+    try:
+        read_line_with(driver, "PENDING")
+        err = "".join(read_line_with(driver, "vllm-like", stream="stderr"))
+        assert "is pending" in err and "no node has IP 10.9.9.9" in err and ips in err and fix in err, err
+        err = "".join(read_line_with(driver, "Actor Pinned", stream="stderr"))
+        assert "asks for node:10.9.9.9 but no node has IP 10.9.9.9" in err and ips in err and fix in err, err
+        status = ray_cli(["status", "--temp-dir", hosts[0]]).stdout
+        demands = status[status.index("Demands:"):]
+        assert "node:10.9.9.9" in demands and ips in demands and fix in demands, status
+        report = json.loads(ray_cli(["status", "--json", "--temp-dir", hosts[0]]).stdout)
+        (group,) = [g for g in report["placement_groups"].values() if g["state"] == "PENDING"]
+        reason = group["beam_waiting_reason"]
+        assert "no node has IP 10.9.9.9" in reason and ips in reason and fix in reason, reason
+        with open(os.path.join(hosts[0], "session_latest", "node.json")) as f:
+            dashboard = json.load(f)["http_ports"]["dashboard"]
+        with urllib.request.urlopen(f"http://127.0.0.1:{dashboard}/api/cluster_status", timeout=10) as r:
+            (shown,) = [d["beamWaitingReason"] for d in
+                        json.load(r)["data"]["clusterStatus"]["loadMetricsReport"]["pgDemand"]]
+        assert shown == reason
     finally:
         finish(driver)
 

@@ -2,6 +2,7 @@ package beam.cli;
 
 import beam.codec.FrameCodec;
 import beam.config.Environment;
+import beam.views.HostChecks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.concurrent.Callable;
@@ -60,6 +61,18 @@ public final class DoctorCommand implements Callable<Integer> {
                         .append(a.path("visible_var").asText()).append('=')
                         .append(a.path("node_visible_value").asText("(unset)")).append('\n');
             }
+            JsonNode host = n.path("host_limits");
+            if (!host.isEmpty()) {
+                sb.append("    host: ").append(host.path("shm_path").asText()).append(' ')
+                        .append(host.has("shm_bytes") ? HostChecks.bytes(host.path("shm_bytes").asLong()) : "?")
+                        .append(", open files ").append(limit(host.path("open_files"), false))
+                        .append(", locked memory ").append(limit(host.path("locked_memory"), true)).append('\n');
+                if (!host.path("env").isEmpty()) {
+                    List<String> vars = new java.util.ArrayList<>();
+                    host.path("env").properties().forEach(e -> vars.add(e.getKey() + "=" + e.getValue().asText()));
+                    sb.append("    env: ").append(String.join(" ", vars)).append('\n');
+                }
+            }
             if (n.has("accelerator_note")) sb.append("    note: ").append(n.path("accelerator_note").asText()).append('\n');
             if (n.has("hint")) sb.append("    hint: ").append(n.path("hint").asText()).append('\n');
         }
@@ -78,5 +91,12 @@ public final class DoctorCommand implements Callable<Integer> {
             for (JsonNode p : r.path("problems")) sb.append("  - ").append(p.asText()).append('\n');
         }
         return sb.toString();
+    }
+
+    /** A limit as `ulimit` shows it; sizes as MiB or GiB. */
+    private static String limit(JsonNode value, boolean size) {
+        if (value.isMissingNode()) return "?";
+        long v = value.asLong();
+        return v < 0 ? "unlimited" : size ? HostChecks.bytes(v) : String.valueOf(v);
     }
 }

@@ -114,6 +114,8 @@ final class ActorScheduler {
             if (Placement.fitsTotal(n, request)) return null;
             live.add(n);
         }
+        String unknownIp = Placement.unknownNodeIp(request, live);
+        if (unknownIp != null) return unknownIp;
         return "no node in the cluster has (" + Placement.freeSummary(live) + " free now)";
     }
 }

@@ -24,9 +24,12 @@ import java.util.Map;
  * @param probeError      why the node could not listen for probes, or null
  * @param httpPorts       the HTTP face's ports by role ({@code metrics}, {@code agent}, ...), or null before they are known
  * @param versionWarnings each version that differs from the head's, or null before the check ran
+ * @param hostLimits      shared memory size, open-files and locked-memory limits, NCCL/Gloo/vLLM variables
+ *                        ({@code node/HostLimits}); empty when the node reported none
  */
 public record HostFacts(ObjectNode versions, List<Interface> interfaces, String nodeIpInterface, ObjectNode accelerators,
-                        int probePort, String probeError, Map<String, Integer> httpPorts, List<String> versionWarnings) {
+                        int probePort, String probeError, Map<String, Integer> httpPorts, List<String> versionWarnings,
+                        ObjectNode hostLimits) {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     /** A network interface and its IPv4 addresses. */
@@ -42,6 +45,7 @@ public record HostFacts(ObjectNode versions, List<Interface> interfaces, String 
         accelerators = accelerators.deepCopy();
         httpPorts = httpPorts == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(httpPorts));
         versionWarnings = versionWarnings == null ? null : List.copyOf(versionWarnings);
+        hostLimits = hostLimits.deepCopy();
     }
 
     /** Facts as the JSON object a node sends (keys it leaves out keep their empty value). */
@@ -51,7 +55,7 @@ public record HostFacts(ObjectNode versions, List<Interface> interfaces, String 
 
     /** A node that reported nothing. */
     static HostFacts none() {
-        return new HostFacts(F.objectNode(), List.of(), null, F.objectNode(), -1, null, null, null);
+        return new HostFacts(F.objectNode(), List.of(), null, F.objectNode(), -1, null, null, null, F.objectNode());
     }
 
     /**
@@ -84,7 +88,8 @@ public record HostFacts(ObjectNode versions, List<Interface> interfaces, String 
             warnings = new ArrayList<>();
             for (JsonNode s : w) warnings.add(s.asText());
         }
-        return new HostFacts(v, nics, nic, accel, probe, probeErr, ports, warnings);
+        ObjectNode limits = json.get("host_limits") instanceof ObjectNode h ? h : hostLimits;
+        return new HostFacts(v, nics, nic, accel, probe, probeErr, ports, warnings, limits);
     }
 
     /** The HTTP face's port for {@code role}, or -1 while it is not known. */
@@ -108,6 +113,7 @@ public record HostFacts(ObjectNode versions, List<Interface> interfaces, String 
         if (probeError != null) o.put("probe_error", probeError);
         if (httpPorts != null) httpPorts.forEach(o.putObject("http_ports")::put);
         if (versionWarnings != null) versionWarnings.forEach(o.putArray("version_warnings")::add);
+        if (!hostLimits.isEmpty()) o.set("host_limits", hostLimits.deepCopy());
         return o;
     }
 

@@ -127,6 +127,8 @@ final class Placement {
         if (alive.isEmpty()) return "the cluster has no live nodes";
         for (int i = 0; i < specs.size(); i++) {
             Resources spec = specs.get(i);
+            String unknownIp = unknownNodeIp(spec, alive);
+            if (unknownIp != null) return "bundle " + i + " " + unknownIp;
             if (alive.stream().noneMatch(n -> fitsTotal(n, spec))) {
                 return "bundle " + i + " " + spec + " fits on no node: " + largest(alive, spec);
             }
@@ -189,6 +191,28 @@ final class Placement {
                 .append(freeSummary(alive));
         return sb.toString();
     }
+
+    /**
+     * Why {@code spec} asks for {@code node:<ip>} of an IP no live node has, or null. vLLM
+     * pins its workers with {@code node:<VLLM_HOST_IP>}; when the driver's host is known to
+     * the cluster by another IP, the group waits for a node that will never join, so the
+     * reason names both sides and the two ways out.
+     */
+    static String unknownNodeIp(Resources spec, List<Node> alive) {
+        for (String key : spec.asMap().keySet()) {
+            if (!key.startsWith(NODE_PREFIX) || key.equals(HEAD_RESOURCE)) continue;
+            if (alive.stream().anyMatch(n -> n.total.get(key) > 0)) continue;
+            String ip = key.substring(NODE_PREFIX.length());
+            return "asks for " + key + " but no node has IP " + ip + "; the cluster's node IPs are "
+                    + String.join(", ", alive.stream().map(n -> n.ip).distinct().toList())
+                    + ". vLLM asks for node:<VLLM_HOST_IP>: start that host's node with `ray start --node-ip-address "
+                    + ip + "`, or set VLLM_HOST_IP to one of the IPs the cluster knows";
+        }
+        return null;
+    }
+
+    private static final String NODE_PREFIX = "node:";
+    private static final String HEAD_RESOURCE = "node:__internal_head__";
 
     static boolean fitsTotal(Node n, Resources spec) {
         return n.total.fits(spec) && NodeDevices.couldFit(n.accelerators, spec);

@@ -36,7 +36,14 @@ public record Environment(Map<String, String> vars) {
     /** Where the accelerator probe reads device files: "/" unless a test points it at a fake tree. */
     public static final String DEVICE_ROOT = "BEAM_DEVICE_ROOT";
 
+    /** Where the host's shared memory is mounted ("/dev/shm" unless a test points it at a smaller filesystem). */
+    public static final String SHM_PATH = "BEAM_SHM_PATH";
+    /** This process's resource limits, in /proc's format ("/proc/self/limits" unless a test points it at a fake file). */
+    public static final String LIMITS_PATH = "BEAM_LIMITS_PATH";
+
     public static final String DEFAULT_PYTHON = "python3";
+    public static final String DEFAULT_SHM_PATH = "/dev/shm";
+    public static final String DEFAULT_LIMITS_PATH = "/proc/self/limits";
     public static final String DEFAULT_DEVICE_ROOT = "/";
     public static final Duration DEFAULT_CLI_TIMEOUT = Duration.ofSeconds(60);
 
@@ -79,6 +86,14 @@ public record Environment(Map<String, String> vars) {
 
     public Path deviceRoot() {
         return Path.of(vars.getOrDefault(DEVICE_ROOT, DEFAULT_DEVICE_ROOT));
+    }
+
+    public Path shmPath() {
+        return Path.of(vars.getOrDefault(SHM_PATH, DEFAULT_SHM_PATH));
+    }
+
+    public Path limitsPath() {
+        return Path.of(vars.getOrDefault(LIMITS_PATH, DEFAULT_LIMITS_PATH));
     }
 
     /** {@link #DEFAULT_CLI_TIMEOUT} unless {@link #CLI_TIMEOUT} names another positive whole number of seconds (tests use 2). */

@@ -1,6 +1,7 @@
 package beam.daemon;
 
 import beam.cluster.NodeAccelerator;
+import beam.node.HostLimits;
 import beam.codec.FrameCodec;
 import beam.config.Environment;
 import beam.protocol.Protocol;
@@ -25,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * What a node tells the head about itself at join, for diagnostics (`ray status`,
  * `ray doctor`): versions (beam, protocol, Java, Python and, where installed, vLLM and
  * torch), its network interfaces and which one carries the node IP, and its accelerators
- * (kind, vendor, model, ids, the visibility variable the node was started with). The Python versions come from the interpreter that ran `ray`
+ * (kind, vendor, model, ids, the visibility variable the node was started with), and its
+ * shared memory, limits and NCCL/Gloo/vLLM variables ({@link HostLimits}). The Python versions come from the interpreter that ran `ray`
  * ({@code BEAM_PYTHON}, set by the launcher: ray._beam.launch.launcher.daemon_env), asked once in the
  * background shortly after start.
  */
@@ -112,6 +114,7 @@ public final class NodeFacts {
             o.put("node_visible_value", env.get(a.kind().visibleVar));
             accel.set(resource, o);
         });
+        facts.set("host_limits", HostLimits.read(env));
         return facts;
     }
 }

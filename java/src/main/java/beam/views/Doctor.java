@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * `ray doctor`: checks what most often breaks multi-node vLLM. Every live node connects to
  * every other node's probe port on its node IP (as NCCL and Gloo will); each node IP must
  * be an address of an interface on its host (the NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME
- * hint names it); versions must match the head's; GPU visibility is shown per node.
+ * hint names it); versions must match the head's; GPU visibility is shown per node; each
+ * host's /dev/shm, limits and NCCL/Gloo/vLLM variables pass {@link HostChecks}.
  * Returns a report with {@code problems} (empty when all is well).
  */
 public final class Doctor {
@@ -37,6 +38,7 @@ public final class Doctor {
         ObjectNode report = F.objectNode();
         ArrayNode problems = report.putArray("problems");
         ArrayNode nodeReports = report.putArray("nodes");
+        List<HostChecks.Reported> hosts = new ArrayList<>();
         for (Node n : nodes) {
             ObjectNode r = nodeReports.addObject();
             r.put("node_id", n.id());
@@ -45,6 +47,8 @@ public final class Doctor {
             HostFacts facts = n.facts();
             r.set("versions", facts.versions());
             r.set("accelerators", facts.accelerators());
+            r.set("host_limits", facts.hostLimits());
+            hosts.add(new HostChecks.Reported(n.ip(), facts.hostLimits()));
             String nic = facts.nodeIpInterface();
             r.put("interface", nic);
             if (nic == null) {
@@ -66,6 +70,7 @@ public final class Doctor {
                         + " and did not check the devices exist");
             }
         }
+        HostChecks.problems(hosts).forEach(problems::add);
         report.set("reachability", probeAll(nodes, problems));
         return report;
     }

@@ -49,6 +49,18 @@ class HostFactsTest {
     }
 
     @Test
+    void hostLimitsReadWriteBackAndSurviveLaterMerges() throws Exception {
+        String limits = "{\"shm_path\":\"/dev/shm\",\"shm_bytes\":67108864,\"open_files\":1024,\"locked_memory\":-1,"
+                + "\"env\":{\"NCCL_SOCKET_IFNAME\":\"eth0\"}}";
+        String withLimits = AT_JOIN.substring(0, AT_JOIN.length() - 1) + ",\"host_limits\":" + limits + "}";
+        HostFacts f = HostFacts.fromJson(json(withLimits));
+        assertThat(f.hostLimits()).isEqualTo(json(limits));
+        assertThat(f.toJson()).isEqualTo(json(withLimits));
+        assertThat(f.merge(json("{\"http_ports\":{\"metrics\":8080}}")).hostLimits()).isEqualTo(json(limits));
+        assertThat(HostFacts.fromJson(json(AT_JOIN)).hostLimits().isEmpty()).isTrue();
+    }
+
+    @Test
     void aNodeThatCannotListenForProbesSaysWhy() throws Exception {
         HostFacts f = HostFacts.fromJson(json("{\"probe_port\":-1,\"probe_error\":\"cannot listen on 10.0.0.9\","
                 + "\"node_ip_interface\":null}"));

@@ -103,6 +103,38 @@ class PlacementTest {
     }
 
     @Test
+    void aGroupPinnedToAnUnknownNodeIpNamesTheIpTheClusterIpsAndTheFix() throws Exception {
+        String pg = group("PACK", List.of(new Resources().set("CPU", Resources.UNIT),
+                new Resources().set("CPU", Resources.UNIT).set("node:10.9.9.9", Resources.toUnits(0.001))));
+        String message = driver.frames("pg_waiting").getLast().header().get("message").asText();
+        assertThat(message).contains("can never be placed")
+                .contains("bundle 1 asks for node:10.9.9.9 but no node has IP 10.9.9.9")
+                .contains("the cluster's node IPs are 10.0.0.1, 10.0.0.2, 10.0.0.3")
+                .contains("--node-ip-address 10.9.9.9").contains("set VLLM_HOST_IP to one of the IPs the cluster knows");
+        assertThat(cluster.groups().table(pg).waitingReason()).contains("no node has IP 10.9.9.9");
+        cluster.addNode(FakeNodes.node("10.9.9.9", 0, 2, link, false));
+        assertThat(cluster.groups().table(pg).state()).isEqualTo(GroupState.CREATED);
+    }
+
+    @Test
+    void anActorPinnedToAnUnknownNodeIpWarnsItsOwnerWithTheClusterIpsAndTheFix() throws Exception {
+        ActorOptions pinned = new ActorOptions(new Resources().set("node:10.9.9.9", Resources.toUnits(0.001)), null, -1,
+                Map.of(), FrameCodec.json().createObjectNode(), 1, false, false, List.of());
+        cluster.createActor(driver, Ids.randomHex(16), "Pinned", null, null, pinned, new byte[0]);
+        String warning = driver.frames("warning").getLast().header().get("message").asText();
+        assertThat(warning).startsWith("Actor Pinned (").contains("asks for node:10.9.9.9 but no node has IP 10.9.9.9")
+                .contains("10.0.0.1, 10.0.0.2, 10.0.0.3").contains("--node-ip-address 10.9.9.9");
+    }
+
+    @Test
+    void aGroupPinnedToAKnownNodeIpThatIsFullSaysItWaitsForRoom() throws Exception {
+        group("PACK", List.of(new Resources().set("CPU", 8 * Resources.UNIT).set("node:10.0.0.2", Resources.UNIT)));
+        group("PACK", List.of(new Resources().set("CPU", Resources.UNIT).set("node:10.0.0.2", Resources.toUnits(0.001))));
+        String message = driver.frames("pg_waiting").getLast().header().get("message").asText();
+        assertThat(message).doesNotContain("can never be placed").doesNotContain("VLLM_HOST_IP").contains("CPU");
+    }
+
+    @Test
     void actorsInBundlesGetConcreteGpuIdsAndHalvesShare() throws Exception {
         String pg = group("PACK", gpus(2, 1));
         ActorOptions half = options(pg, 0, 0.5);

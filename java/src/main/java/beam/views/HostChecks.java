@@ -1,0 +1,104 @@
+package beam.views;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * `ray doctor`'s checks of the host settings that make vLLM hang or fail across hosts with
+ * no error of their own, from each node's {@code host_limits} facts: a small /dev/shm, low
+ * open-files and locked-memory limits, NCCL / Gloo variables that differ between nodes, and
+ * a VLLM_HOST_IP that is not the node's IP. Each finding names the node and the fix.
+ */
+public final class HostChecks {
+    static final long MIN_SHM_BYTES = 1L << 30;
+    static final long MIN_OPEN_FILES = 65_536;
+    private static final long UNLIMITED = -1;
+
+    private HostChecks() {
+    }
+
+    /** One node's IP and the {@code host_limits} it reported (empty if none). */
+    record Reported(String ip, JsonNode limits) {
+    }
+
+    static List<String> problems(List<Reported> nodes) {
+        List<String> problems = new ArrayList<>();
+        List<Reported> reporting = nodes.stream().filter(n -> !n.limits().isEmpty()).toList();
+        for (Reported n : reporting) perNode(n, problems);
+        differing(reporting, problems);
+        return problems;
+    }
+
+    private static void perNode(Reported n, List<String> problems) {
+        JsonNode l = n.limits();
+        String node = "node " + n.ip() + ": ";
+        if (l.has("shm_error")) problems.add(node + l.path("shm_error").asText());
+        if (l.has("shm_bytes") && l.path("shm_bytes").asLong() < MIN_SHM_BYTES) {
+            problems.add(node + l.path("shm_path").asText() + " is " + bytes(l.path("shm_bytes").asLong())
+                    + " (under 1 GiB): vLLM and NCCL use /dev/shm; in Docker pass --shm-size=16g (or --ipc=host), "
+                    + "or mount a larger tmpfs on /dev/shm");
+        }
+        if (l.has("limits_error")) problems.add(node + l.path("limits_error").asText());
+        long files = l.path("open_files").asLong(UNLIMITED);
+        if (files != UNLIMITED && files < MIN_OPEN_FILES) {
+            problems.add(node + "the open-files limit (ulimit -n) is " + files + ", under " + MIN_OPEN_FILES
+                    + ": vLLM, NCCL and the workers' sockets run out of descriptors; run `ulimit -n " + MIN_OPEN_FILES
+                    + "` (or more) in the shell that runs `ray start`, or pass Docker --ulimit nofile=" + MIN_OPEN_FILES
+                    + ":" + MIN_OPEN_FILES);
+        }
+        long locked = l.path("locked_memory").asLong(UNLIMITED);
+        if (locked != UNLIMITED) {
+            problems.add(node + "the locked-memory limit (ulimit -l) is " + bytes(locked) + ", not unlimited: NCCL over "
+                    + "RDMA (InfiniBand, RoCE) pins its buffers and fails or falls back to TCP; run `ulimit -l unlimited` "
+                    + "in the shell that runs `ray start`, or pass Docker --ulimit memlock=-1");
+        }
+        String vllmIp = l.path("env").path("VLLM_HOST_IP").asText("");
+        if (!vllmIp.isBlank() && !vllmIp.equals(n.ip())) {
+            problems.add(node + "VLLM_HOST_IP=" + vllmIp + " is not this node's IP: vLLM's placement group will ask for "
+                    + "node:" + vllmIp + " and wait forever; set VLLM_HOST_IP=" + n.ip() + " in the shell that runs "
+                    + "`ray start` there, or start that node with --node-ip-address " + vllmIp);
+        }
+    }
+
+    /** NCCL_* and GLOO_SOCKET_IFNAME must agree across nodes (VLLM_HOST_IP differs by design). */
+    private static void differing(List<Reported> nodes, List<String> problems) {
+        if (nodes.size() < 2) return;
+        TreeSet<String> names = new TreeSet<>();
+        for (Reported n : nodes) {
+            n.limits().path("env").fieldNames().forEachRemaining(k -> {
+                if (!k.equals("VLLM_HOST_IP")) names.add(k);
+            });
+        }
+        for (String name : names) {
+            Map<String, List<String>> byValue = new LinkedHashMap<>();
+            for (Reported n : nodes) {
+                JsonNode v = n.limits().path("env").get(name);
+                byValue.computeIfAbsent(v == null ? "(unset)" : v.asText(), k -> new ArrayList<>()).add(n.ip());
+            }
+            if (byValue.size() < 2) continue;
+            List<String> where = new ArrayList<>();
+            byValue.forEach((value, ips) -> where.add(value + " on " + String.join(", ", ips)));
+            problems.add(name + " differs between nodes: " + String.join("; ", where) + ". Hosts whose NCCL or Gloo "
+                    + "settings disagree pick different interfaces or transports and hang in set-up; set it the same in "
+                    + "the shell that runs `ray start` on every host (an interface name may differ only where the hosts' "
+                    + "interfaces are really named differently)");
+        }
+    }
+
+    /** "64 MiB", "8 MiB", "1.5 GiB": sizes as people write them. */
+    public static String bytes(long n) {
+        if (n >= 1L << 30) return trim(n / (double) (1L << 30)) + " GiB";
+        if (n >= 1L << 20) return trim(n / (double) (1L << 20)) + " MiB";
+        if (n >= 1L << 10) return trim(n / (double) (1L << 10)) + " KiB";
+        return n + " B";
+    }
+
+    private static String trim(double v) {
+        String s = String.format(java.util.Locale.ROOT, "%.1f", v);
+        return s.endsWith(".0") ? s.substring(0, s.length() - 2) : s;
+    }
+}

@@ -1,0 +1,61 @@
+package beam.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import beam.config.Environment;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HostLimitsTest {
+    private static final List<String> LIMITS = List.of(
+            "Limit                     Soft Limit           Hard Limit           Units     ",
+            "Max open files            20000                1048576              files     ",
+            "Max locked memory         unlimited            unlimited            bytes     ");
+
+    @Test
+    void softLimitsComeFromTheProcTable() {
+        assertThat(HostLimits.softLimit(LIMITS, "Max open files")).isEqualTo(20000);
+        assertThat(HostLimits.softLimit(LIMITS, "Max locked memory")).isEqualTo(HostLimits.UNLIMITED);
+        assertThatThrownBy(() -> HostLimits.softLimit(LIMITS, "Max processes")).hasMessageContaining("no \"Max processes\" line");
+    }
+
+    @Test
+    void readsTheInjectedPathsAndOnlyTheNcclGlooAndVllmVariables(@TempDir Path dir) throws Exception {
+        Path limits = dir.resolve("limits");
+        Files.write(limits, LIMITS);
+        ObjectNode o = HostLimits.read(Environment.of(Map.of(Environment.SHM_PATH, dir.toString(),
+                Environment.LIMITS_PATH, limits.toString(), "NCCL_SOCKET_IFNAME", "eth0", "VLLM_HOST_IP", "10.0.0.1",
+                "HOME", "/root", "RAY_AUTH_TOKEN", "secret")));
+        assertThat(o.path("shm_path").asText()).isEqualTo(dir.toString());
+        assertThat(o.path("shm_bytes").asLong()).isEqualTo(Files.getFileStore(dir).getTotalSpace());
+        assertThat(o.path("open_files").asLong()).isEqualTo(20000);
+        assertThat(o.path("locked_memory").asLong()).isEqualTo(-1);
+        assertThat(o.path("env").toString()).isEqualTo("{\"NCCL_SOCKET_IFNAME\":\"eth0\",\"VLLM_HOST_IP\":\"10.0.0.1\"}");
+    }
+
+    @Test
+    void manyOrLongVariablesAreBoundedSoTheJoinStaysSmall(@TempDir Path dir) {
+        Map<String, String> vars = new java.util.HashMap<>();
+        for (int i = 0; i < 100; i++) vars.put("NCCL_X%03d".formatted(i), "v".repeat(1000));
+        ObjectNode o = HostLimits.read(Environment.of(vars));
+        assertThat(o.path("env").size()).isEqualTo(HostLimits.MAX_VARIABLES);
+        assertThat(o.path("env").path("NCCL_X000").asText()).hasSize(HostLimits.MAX_VALUE + 3);
+        assertThat(o.path("env_left_out").asInt()).isEqualTo(100 - HostLimits.MAX_VARIABLES);
+        assertThat(o.toString().length()).isLessThan(8 * 1024);
+    }
+
+    @Test
+    void aMissingFileIsReportedNotThrown(@TempDir Path dir) {
+        ObjectNode o = HostLimits.read(Environment.of(Map.of(Environment.SHM_PATH, dir.resolve("none").toString(),
+                Environment.LIMITS_PATH, dir.resolve("none").toString())));
+        assertThat(o.path("shm_error").asText()).startsWith("cannot read the size of ");
+        assertThat(o.path("limits_error").asText()).startsWith("cannot read ");
+        assertThat(o.has("open_files")).isFalse();
+    }
+}

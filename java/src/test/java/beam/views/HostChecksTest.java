@@ -1,0 +1,53 @@
+package beam.views;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import beam.codec.FrameCodec;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HostChecksTest {
+    private static JsonNode json(String text) throws Exception {
+        return FrameCodec.json().readTree(text);
+    }
+
+    private static final String GOOD = """
+            {"shm_path": "/dev/shm", "shm_bytes": 17179869184, "open_files": 1048576, "locked_memory": -1,
+             "env": {"NCCL_SOCKET_IFNAME": "eth0", "GLOO_SOCKET_IFNAME": "eth0", "VLLM_HOST_IP": "%s"}}""";
+
+    @Test
+    void wellSetHostsPassEvenWithTheirOwnVllmHostIp() throws Exception {
+        assertThat(HostChecks.problems(List.of(
+                new HostChecks.Reported("10.0.0.1", json(GOOD.formatted("10.0.0.1"))),
+                new HostChecks.Reported("10.0.0.2", json(GOOD.formatted("10.0.0.2")))))).isEmpty();
+    }
+
+    @Test
+    void eachBadSettingNamesTheNodeTheValueAndTheFix() throws Exception {
+        JsonNode bad = json("""
+                {"shm_path": "/dev/shm", "shm_bytes": 67108864, "open_files": 1024, "locked_memory": 8388608,
+                 "env": {"NCCL_SOCKET_IFNAME": "lo", "GLOO_SOCKET_IFNAME": "eth0", "VLLM_HOST_IP": "10.9.9.9"}}""");
+        List<String> problems = HostChecks.problems(List.of(
+                new HostChecks.Reported("10.0.0.1", json(GOOD.formatted("10.0.0.1"))),
+                new HostChecks.Reported("10.0.0.2", bad)));
+        assertThat(problems).hasSize(5);
+        assertThat(problems.get(0)).startsWith("node 10.0.0.2: /dev/shm is 64 MiB (under 1 GiB)").contains("--shm-size");
+        assertThat(problems.get(1)).contains("ulimit -n) is 1024, under 65536").contains("ulimit -n 65536");
+        assertThat(problems.get(2)).contains("ulimit -l) is 8 MiB, not unlimited").contains("memlock=-1");
+        assertThat(problems.get(3)).contains("VLLM_HOST_IP=10.9.9.9 is not this node's IP")
+                .contains("VLLM_HOST_IP=10.0.0.2").contains("--node-ip-address 10.9.9.9");
+        assertThat(problems.get(4)).startsWith("NCCL_SOCKET_IFNAME differs between nodes: eth0 on 10.0.0.1; lo on 10.0.0.2");
+    }
+
+    @Test
+    void aVariableSetOnOneNodeOnlyDiffersAndANodeThatReportedNothingIsSkipped() throws Exception {
+        JsonNode withDebug = json("{\"shm_bytes\": 17179869184, \"open_files\": -1, \"locked_memory\": -1,"
+                + " \"env\": {\"NCCL_DEBUG\": \"INFO\"}}");
+        JsonNode without = json("{\"shm_bytes\": 17179869184, \"open_files\": -1, \"locked_memory\": -1, \"env\": {}}");
+        List<String> problems = HostChecks.problems(List.of(new HostChecks.Reported("a", withDebug),
+                new HostChecks.Reported("b", without), new HostChecks.Reported("c", json("{}"))));
+        assertThat(problems).containsExactly(problems.get(0));
+        assertThat(problems.get(0)).startsWith("NCCL_DEBUG differs between nodes: INFO on a; (unset) on b.");
+    }
+}
