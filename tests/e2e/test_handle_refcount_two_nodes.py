@@ -25,6 +25,13 @@ DROP_THEN_NEXT = """
     """
 
 
+def out_of_scope(head):
+    """The ids of the actors the head logged as ended for want of handles."""
+    with open(os.path.join(head, "session_latest", "logs", "beamd.log")) as f:
+        return {line.split(" died:")[0].split()[-1] for line in f
+                if "died: all references to the actor were removed." in line}
+
+
 @pytest.fixture(scope="module")
 def two_hosts():
     head, member = (tempfile.mkdtemp(prefix=f"beam-hc{i}-") for i in range(2))
@@ -49,7 +56,10 @@ def two_hosts():
 @pytest.mark.parametrize("driver_on", ["head", "joined"])
 def test_a_dropped_actor_on_a_joined_node_frees_its_gpu(two_hosts, driver_on):
     base = two_hosts[0] if driver_on == "head" else two_hosts[1]
+    before = len(out_of_scope(two_hosts[0]))
     done = run_driver(base, DROP_THEN_NEXT, timeout=120)
     assert done.returncode == 0, f"{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     lines = [line.split() for line in done.stdout.splitlines() if line.startswith("ON")]
     assert [(ip, gpus) for _, _, ip, gpus in lines] == [("127.0.0.2", "[0]")] * 3, done.stdout
+    # the head says why each ended, in Ray's words (the last one may go with its driver instead)
+    assert len(out_of_scope(two_hosts[0])) >= before + 2, out_of_scope(two_hosts[0])

@@ -147,9 +147,10 @@ final class ActorLifecycle {
      * One that has not started yet is simply dead.
      */
     private void endUnheld(ActorRecord actor) {
+        actor.endedUnheld = true;
         switch (actor.state) {
             case DEAD -> { }
-            case PENDING -> kill(actor, new DeathCause.Killed());
+            case PENDING -> kill(actor, new DeathCause.OutOfScope());
             case STARTING -> actor.queued.add(new ActorRecord.Call(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS, null));
             case ALIVE -> actor.worker.runCall(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS);
         }
@@ -281,7 +282,8 @@ final class ActorLifecycle {
         if (actor == null) return;
         actor.processGone = true;
         if (actor.state != ActorRecord.State.DEAD) {
-            markDead(actor, new DeathCause.ProcessExited(exitCode, stderrTail, oomKills));
+            markDead(actor, actor.endedUnheld && exitCode == 0 ? new DeathCause.OutOfScope()
+                    : new DeathCause.ProcessExited(exitCode, stderrTail, oomKills));
         }
         release(actor);
     }

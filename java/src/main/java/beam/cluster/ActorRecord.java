@@ -37,6 +37,8 @@ public final class ActorRecord {
     Client worker;
     long pid;
     boolean processGone;
+    /** The head ended it because no handle to it was left: a clean exit then reads as that. */
+    boolean endedUnheld;
     String deathMessage;
     final ArrayDeque<Call> queued = new ArrayDeque<>();
     final LinkedHashMap<String, Client> inFlight = new LinkedHashMap<>();

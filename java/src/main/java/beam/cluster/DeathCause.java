@@ -31,6 +31,10 @@ public sealed interface DeathCause {
     record NodeLost(String ip) implements DeathCause {
     }
 
+    /** No handle to it was left anywhere, so the head ended it (Ray's wording for that end). */
+    record OutOfScope() implements DeathCause {
+    }
+
     /** The text of the {@code ActorDiedError} the callers of {@code actor} get. */
     static String message(ActorRecord actor, DeathCause cause) {
         return "The actor died unexpectedly before finishing this task.\n"
@@ -52,6 +56,7 @@ public sealed interface DeathCause {
             case StartFailed s -> "its worker process could not be started: " + s.detail();
             case DaemonStopping d -> "the beam daemon on its node is shutting down (`ray stop`).";
             case NodeLost n -> "its node " + n.ip() + " was lost.";
+            case OutOfScope o -> "all references to the actor were removed.";
         };
     }
 
