@@ -5,7 +5,7 @@ detached actors are not counted; ``__ray_shutdown__`` runs on that graceful end,
 
 import pytest
 
-from conftest import run_driver
+from conftest import Clusters, run_driver
 
 
 def _run(base, code):
@@ -16,7 +16,6 @@ def _run(base, code):
 
 @pytest.fixture(scope="module")
 def one_gpu(tmp_path_factory):
-    from conftest import Clusters
     c = Clusters(tmp_path_factory)
     yield c.start("--num-gpus", "1", "--num-cpus", "4")
     c.stop_all()
