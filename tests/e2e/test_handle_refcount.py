@@ -121,3 +121,20 @@ def test_ray_shutdown_hook_runs_on_drop_and_not_on_kill(one_gpu, tmp_path):
         """)
     assert sorted(p.name for p in marks.iterdir()) == ["dropped", "raises"]
 
+
+
+def test_a_call_sent_before_the_handle_went_runs_even_while_the_actor_waits(one_gpu):
+    out = _run(one_gpu, """
+        import ray
+        ray.init()
+        @ray.remote(num_gpus=1)
+        class G:
+            def ids(self):
+                return ray.get_gpu_ids()
+        first = G.remote()
+        ray.get(first.ids.remote(), timeout=30)
+        ref = G.remote().ids.remote()  # that handle is gone at once; its actor waits for the GPU
+        del first                      # the GPU frees, the waiting actor starts and answers
+        print("GOT", ray.get(ref, timeout=30), flush=True)
+        """)
+    assert "GOT [0]" in out, out

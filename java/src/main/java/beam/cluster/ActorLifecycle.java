@@ -144,13 +144,18 @@ final class ActorLifecycle {
      * Ends an actor no one holds a handle to, as Ray does: gracefully, after the calls
      * already sent to it, by queueing {@code __ray_terminate__} behind them (the worker runs
      * {@code __ray_shutdown__} and exits; its resources return when its process is gone).
-     * One that has not started yet is simply dead.
+     * One not placed yet with no call waiting is simply dead.
      */
     private void endUnheld(ActorRecord actor) {
         actor.endedUnheld = true;
         switch (actor.state) {
             case DEAD -> { }
-            case PENDING -> kill(actor, new DeathCause.OutOfScope());
+            // a pending actor with calls queued runs them first, as Ray does: they were sent
+            // while a handle existed (ray.get(A.remote().f.remote()) drops it at once)
+            case PENDING -> {
+                if (actor.queued.isEmpty()) kill(actor, new DeathCause.OutOfScope());
+                else actor.queued.add(new ActorRecord.Call(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS, null));
+            }
             case STARTING -> actor.queued.add(new ActorRecord.Call(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS, null));
             case ALIVE -> actor.worker.runCall(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS);
         }
