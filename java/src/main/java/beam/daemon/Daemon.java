@@ -18,6 +18,7 @@ import beam.node.NodeAgent;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import beam.util.Ids;
 import beam.util.Scheduler;
+import beam.views.VersionCheck;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -82,7 +83,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
                 HostProbe.resources(config, nodeIp, true, node.accelerators), node.accelerators, localNode)
                 .withFacts(headFacts));
-        node.pythonVersions.thenAccept(py -> cluster.onNodeVersions(nodeId, py));
+        node.pythonVersions.thenAccept(py -> VersionCheck.record(cluster, nodeId, py));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         node.listen(c -> LocalClient.of(c, this, origin));
         node.writeNodeJson(gcsAddress);
