@@ -15,6 +15,10 @@ import beam.link.HeadGate;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
+import beam.node.StackDumps;
+import beam.dispatch.ConnectedDrivers;
+import beam.views.Stacks;
+import java.util.concurrent.CompletableFuture;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import beam.util.Ids;
 import beam.util.Scheduler;
@@ -51,6 +55,8 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private HeadGate gate;
     private String gcsAddress;
     private volatile Scheduler.Timer groupTicks;
+    private final ConnectedDrivers drivers = new ConnectedDrivers();
+    private final StackDumps stackDumps;
 
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
@@ -61,6 +67,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.localNode = new HeadLocalNode(cluster);
         this.agent = node.startAgent(localNode);
         localNode.attach(agent);
+        this.stackDumps = new StackDumps(session.stacksDir(), agent::runsActorProcess);
         this.stop = new StopPath(session, new Steps());
     }
 
@@ -230,6 +237,18 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         return config.authToken() == null ? "ray start --address='" + gcsAddress + "'"
                 : "RAY_AUTH_TOKEN_PATH=<copy of " + session.dir().resolve(TokenAuth.TOKEN_FILE) + "> ray start --address='"
                 + gcsAddress + "'";
+    }
+
+    @Override
+    public ConnectedDrivers drivers() {
+        return drivers;
+    }
+
+    @Override
+    public Stacks.NodeAsker nodeAsker() {
+        return (node, kind, args) -> node.id().equals(nodeId) && kind.equals(Stacks.KIND) ? stackDumps.answer(args)
+                : CompletableFuture.failedFuture(new IllegalStateException(
+                        "node " + node.hostname() + " (" + node.ip() + ") cannot be asked yet"));
     }
 
     public Path socketPath() {
