@@ -219,6 +219,21 @@ def test_a_group_pinned_to_an_ip_no_node_has_names_it_the_cluster_ips_and_the_fi
             (shown,) = [d["beamWaitingReason"] for d in
                         json.load(r)["data"]["clusterStatus"]["loadMetricsReport"]["pgDemand"]]
         assert shown == reason
+        # The actor waits with its own line and reason, in ray status, --json and the
+        # dashboard's status text (its table shows the actor row's reason).
+        assert "actor Pinned " in demands, status
+        actor_line = demands[demands.index("actor Pinned "):].splitlines()[0]
+        assert "asks for node:10.9.9.9 but no node has IP 10.9.9.9" in actor_line and fix in actor_line, status
+        (pinned,) = [a for a in report["actors"] if a["class_name"] == "Pinned"]
+        assert pinned["state"] == "PENDING" and "no node has IP 10.9.9.9" in pinned["beam_waiting_reason"], pinned
+        with urllib.request.urlopen(f"http://127.0.0.1:{dashboard}/api/cluster_status", timeout=10) as r:
+            text = json.load(r)["data"]["autoscalingStatus"]
+        assert "actor Pinned " + pinned["actor_id"] + ": asks for node:10.9.9.9" in text, text
+        # A node joining changes which IPs the cluster has: the reason says so at once.
+        join(hosts[2], address, token, "127.0.0.3")
+        report = json.loads(ray_cli(["status", "--json", "--temp-dir", hosts[0]]).stdout)
+        (pinned,) = [a for a in report["actors"] if a["class_name"] == "Pinned"]
+        assert "127.0.0.1, 127.0.0.2, 127.0.0.3" in pinned["beam_waiting_reason"], pinned
     finally:
         finish(driver)
 

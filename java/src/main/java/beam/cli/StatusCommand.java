@@ -102,8 +102,31 @@ public final class StatusCommand implements Callable<Integer> {
                     .append(g.path("bundles").toString()).append(" (").append(g.path("strategy").asText())
                     .append("): ").append(g.path("beam_waiting_reason").asText()).append('\n');
         }
+        pending += pendingActors(s.path("actors"), out);
         if (pending == 0) out.append(" (no resource demands)\n");
         return out.toString();
+    }
+
+    /** Lines shown for actors waiting to be placed; the rest are counted in one line. */
+    static final int PENDING_ACTOR_LINES = 20;
+
+    /**
+     * The actors waiting for a node, outside placement groups (those wait for their group,
+     * listed above): each with its request and why it waits. Returns how many wait.
+     */
+    static int pendingActors(JsonNode actors, StringBuilder out) {
+        int waiting = 0;
+        for (JsonNode a : actors) {
+            if (!a.path("state").asText().equals("PENDING") || !a.path("placement_group_id").isNull()) continue;
+            if (++waiting > PENDING_ACTOR_LINES) continue;
+            out.append(" actor ").append(a.path("class_name").asText()).append(' ').append(a.path("actor_id").asText())
+                    .append(' ').append(a.path("resources").toString()).append(": ")
+                    .append(a.path("beam_waiting_reason").asText("waiting for resources in use to be freed")).append('\n');
+        }
+        if (waiting > PENDING_ACTOR_LINES) {
+            out.append(" ... and ").append(waiting - PENDING_ACTOR_LINES).append(" more actors waiting (ray list actors --filter state=PENDING)\n");
+        }
+        return waiting;
     }
 
     /** ", 4 NVIDIA GPU (H200) [0,1,2,3]" per accelerator resource of a node, as the node reported it. */

@@ -76,6 +76,7 @@ final class ActorLifecycle {
         if (name != null) named.put(key, actor);
         if (!scheduler.submit(actor) && group == null) {
             String never = scheduler.neverFitsAnyNode(options.request());
+            actor.waitingReason = never;
             if (never != null) {
                 owner.warning("Actor " + className + " (" + actorId + ") requests " + options.request()
                         + ", which " + never + ". It stays pending until a node that can hold it joins.");

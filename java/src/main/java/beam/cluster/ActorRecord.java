@@ -40,6 +40,8 @@ public final class ActorRecord {
     /** The head ended it because no handle to it was left: a clean exit then reads as that. */
     boolean endedUnheld;
     String deathMessage;
+    /** While PENDING outside a group: why no node of the cluster as it is can ever hold it, or null if one could. */
+    String waitingReason;
     final ArrayDeque<Call> queued = new ArrayDeque<>();
     final LinkedHashMap<String, Client> inFlight = new LinkedHashMap<>();
     /** The clients that called this actor while it is in the table, or null before the first call ({@link ActorIndex}). */
@@ -105,7 +107,8 @@ public final class ActorRecord {
     /** This actor as it is now, for views; call with the cluster lock held. */
     public ActorSnapshot snapshot() {
         return new ActorSnapshot(id, className, name, state, pid, nodeId(), nodeIp(), deviceIds, groupId(), bundleIndex(),
-                options.request(), state == State.DEAD ? deathMessage : null, owner.jobId(), namespace, options.detached());
+                options.request(), state == State.DEAD ? deathMessage : null, owner.jobId(), namespace, options.detached(),
+                state == State.PENDING ? waitingReason : null);
     }
 
     /** The create_actor payload: cloudpickle of (cls, args, kwargs), opaque here. */

@@ -55,6 +55,17 @@ final class ActorScheduler {
         }
     }
 
+    /**
+     * A node joined or was lost: whether a waiting actor could ever fit is judged against the
+     * nodes' totals, so it changes only then (not when resources are freed), and only then is
+     * it judged again. It stops at the first node that could hold the actor.
+     */
+    void membershipChanged() {
+        for (ActorRecord a : pending) {
+            if (a.state == ActorRecord.State.PENDING && a.group == null) a.waitingReason = neverFitsAnyNode(a.options.request());
+        }
+    }
+
     private boolean tryPlace(ActorRecord actor) {
         Resources request = actor.options.request();
         if (actor.group != null) {
@@ -97,6 +108,7 @@ final class ActorScheduler {
 
     private void start(ActorRecord actor, Node node, Map<String, Map<String, Long>> devices) {
         actor.node = node;
+        actor.waitingReason = null;
         index.placed(actor);
         actor.held = actor.options.request().copy();
         actor.devicesHeld = devices;

@@ -71,6 +71,7 @@ public final class Cluster {
         nodes.put(node.id, node);
         scheduler.nodeAdded(node);
         reschedule();
+        scheduler.membershipChanged();
     }
 
     synchronized List<Node> liveNodes() {
@@ -229,6 +230,7 @@ public final class Cluster {
         actors.onNodeLost(node, reason);
         groups.onNodeLost(node);
         reschedule();
+        scheduler.membershipChanged();
     }
 
     /** A driver or worker connection closed: fate-share its actors and groups. */

@@ -121,9 +121,9 @@ public final class Node {
                 gpuIds, startedMillis, rttMicros, facts);
     }
 
-    /** Asks this node to connect to each target {@code {node_id, ip, port}} (see {@link NodeLink#probe}). */
-    public CompletableFuture<JsonNode> probe(JsonNode targets) {
-        return link.probe(targets);
+    /** Asks this node a question by kind (see {@link NodeLink#ask}). */
+    public CompletableFuture<JsonNode> ask(String kind, JsonNode args) {
+        return link.ask(kind, args);
     }
 
     /** This node with the facts it reported at its join (the JSON object of {@link HostFacts#toJson}). */

@@ -20,6 +20,10 @@ public interface NodeLink {
     /** Kills the actor's process tree (SIGKILL). No-op if it is not running. */
     void killActor(ActorRecord actor);
 
-    /** Connects from that node to each target {@code {node_id, ip, port}}; one result per target. */
-    CompletableFuture<JsonNode> probe(JsonNode targets);
+    /**
+     * Asks the node a question by kind ({@code probe}: connect to each target
+     * {@code {node_id, ip, port}}; the diagnostics that read its host). The future fails,
+     * naming the node, when the node cannot answer or is lost first; the caller bounds the wait.
+     */
+    CompletableFuture<JsonNode> ask(String kind, JsonNode args);
 }

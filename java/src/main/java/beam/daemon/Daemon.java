@@ -64,7 +64,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.node = new NodeAssembly(config, session, "8.8.8.8");
         this.nodeId = node.nodeId;
         this.nodeIp = node.nodeIp;
-        this.localNode = new HeadLocalNode(cluster);
+        this.localNode = new HeadLocalNode(cluster, node.queries);
         this.agent = node.startAgent(localNode);
         localNode.attach(agent);
         this.stackDumps = new StackDumps(session.stacksDir(), agent::runsActorProcess);

@@ -7,7 +7,7 @@ import beam.codec.Frame;
 import beam.dispatch.WireFrame;
 import beam.node.ActorEvents;
 import beam.node.NodeAgent;
-import beam.link.Prober;
+import beam.node.NodeQueries;
 import beam.cluster.SpawnSpec;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
@@ -17,10 +17,12 @@ import java.util.concurrent.CompletableFuture;
 /** The head's own node: actor starts go to the local agent, its events straight to the cluster. */
 final class HeadLocalNode implements NodeLink, ActorEvents {
     private final Cluster cluster;
+    private final NodeQueries queries;
     private NodeAgent agent;
 
-    HeadLocalNode(Cluster cluster) {
+    HeadLocalNode(Cluster cluster, NodeQueries queries) {
         this.cluster = cluster;
+        this.queries = queries;
     }
 
     void attach(NodeAgent agent) {
@@ -38,8 +40,8 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
     }
 
     @Override
-    public CompletableFuture<JsonNode> probe(JsonNode targets) {
-        return Prober.probe(targets);
+    public CompletableFuture<JsonNode> ask(String kind, JsonNode args) {
+        return queries.answer(kind, args);
     }
 
     @Override

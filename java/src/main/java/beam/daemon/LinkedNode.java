@@ -4,10 +4,12 @@ import beam.cluster.SpawnSpec;
 import beam.link.MemberNode;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
+import beam.node.NodeQueries;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.concurrent.CompletableFuture;
 
 /** A joined node as its link to the head sees it: the head's orders go to its agent, its clients' metrics stay here. */
-record LinkedNode(NodeAgent agent, UserMetrics metrics) implements MemberNode {
+record LinkedNode(NodeAgent agent, UserMetrics metrics, NodeQueries queries) implements MemberNode {
     @Override
     public void spawn(SpawnSpec spec) {
         agent.spawn(spec);
@@ -26,5 +28,10 @@ record LinkedNode(NodeAgent agent, UserMetrics metrics) implements MemberNode {
     @Override
     public void sourceGone(Object source) {
         metrics.sourceGone(source);
+    }
+
+    @Override
+    public CompletableFuture<JsonNode> answer(String kind, JsonNode args) {
+        return queries.answer(kind, args);
     }
 }

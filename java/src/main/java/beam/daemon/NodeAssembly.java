@@ -1,5 +1,7 @@
 package beam.daemon;
 
+import beam.node.NodeQueries;
+import beam.link.Prober;
 import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
 import beam.codec.PayloadBudget;
@@ -50,6 +52,8 @@ final class NodeAssembly {
     final CompletableFuture<JsonNode> pythonVersions;
     final UserMetrics userMetrics = new UserMetrics();
     final FrameCodec codec;
+    /** What the head may ask this node (docs/PROTOCOL.md, {@code node_ask}); answered alike on head and member. */
+    final NodeQueries queries = new NodeQueries();
     private NodeAgent agent;
     private Listener unixListener;
     private NodeHttp http;
@@ -62,6 +66,7 @@ final class NodeAssembly {
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(routeTo);
         this.accelerators = HostProbe.accelerators(config);
         this.codec = new FrameCodec(config.limits(), PayloadBudget.forThisHeap());
+        queries.register("probe", Prober::probe);
     }
 
     /** The agent that runs this node's actor processes, reporting to {@code events}. */

@@ -1,6 +1,7 @@
 package beam.http;
 
 import beam.cluster.ClusterSnapshot;
+import beam.cluster.ActorSnapshot;
 import beam.cluster.GroupSnapshot;
 import beam.cluster.GroupState;
 import beam.cluster.NodeSnapshot;
@@ -52,6 +53,12 @@ final class ClusterStatusView {
             d.put("count", 1);
             d.put("beamWaitingReason", g.waitingReason());
             text.append(" placement group ").append(g.id()).append(": ").append(g.waitingReason()).append('\n');
+        }
+        int actorLines = 0;
+        for (ActorSnapshot a : status.actors()) {
+            if (a.waitingReason() == null || a.groupId() != null || ++actorLines > 20) continue;
+            pending++;
+            text.append(" actor ").append(a.className()).append(' ').append(a.id()).append(": ").append(a.waitingReason()).append('\n');
         }
         if (pending == 0) text.append(" (no resource demands)\n");
         ObjectNode auto = cs.putObject("autoscalerReport");

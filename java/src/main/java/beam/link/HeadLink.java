@@ -133,8 +133,10 @@ public final class HeadLink implements ReaderLoop.Handler {
             }
             case LinkMessage.StartActor s -> node.spawn(spawnSpec(s));
             case LinkMessage.KillActor k -> node.kill(k.actorId());
-            case LinkMessage.Probe p -> Prober.probe(p.targets())
-                    .thenAccept(results -> send(new LinkMessage.ProbeResult(p.probeId(), results)));
+            case LinkMessage.NodeAsk a -> node.answer(a.kind(), a.args()).whenComplete((result, failure) -> {
+                if (failure == null) send(new LinkMessage.NodeAnswer(a.askId(), result, null));
+                else send(new LinkMessage.NodeAnswer(a.askId(), null, NodeAsks.why(failure)));
+            });
         }
     }
 

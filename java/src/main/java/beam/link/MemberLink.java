@@ -53,8 +53,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
     private final Map<Long, HeadSide.RelayedClient> clients = new ConcurrentHashMap<>();
     private final AtomicBoolean lost = new AtomicBoolean();
-    private final Map<Long, CompletableFuture<JsonNode>> probes = new ConcurrentHashMap<>();
-    private final AtomicLong nextProbe = new AtomicLong();
+    private final NodeAsks asks;
     private final Pulse pulse;
     private final Consumer<ToHead> handler = this::handle; // made once, not per frame
     private boolean left; // read thread only
@@ -71,6 +70,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         this.peerName = "node " + nodeIp;
         this.sessionDir = sessionDir;
         this.heartbeat = heartbeat;
+        this.asks = new NodeAsks(peerName);
     }
 
     /** Reads the link of {@code node} until it closes, then declares the node lost (unless it left cleanly). */
@@ -117,10 +117,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
             case LinkMessage.ActorExited a -> cluster.onActorExited(a.actorId(), a.code(), a.tail(), a.oomKills());
             case LinkMessage.ActorLog l -> cluster.onActorLog(l.actorId(), head.actorOutput(l.frame()));
             case LinkMessage.NodeVersions v -> head.nodeVersions(nodeId, v.versions());
-            case LinkMessage.ProbeResult r -> {
-                CompletableFuture<JsonNode> f = probes.get(r.probeId());
-                if (f != null) f.complete(r.results());
-            }
+            case LinkMessage.NodeAnswer a -> asks.answered(a);
             case LinkMessage.NodeLeave l -> left = true;
         }
     }
@@ -167,7 +164,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         connection.close();
         head.clientsGone(new ArrayList<>(clients.values()));
         clients.clear();
-        probes.values().forEach(f -> f.complete(JsonNodeFactory.instance.arrayNode()));
+        asks.lost(reason);
         cluster.onNodeLost(nodeId, reason);
     }
 
@@ -183,12 +180,8 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     }
 
     @Override
-    public CompletableFuture<JsonNode> probe(JsonNode targets) {
-        long id = nextProbe.incrementAndGet();
-        CompletableFuture<JsonNode> result = new CompletableFuture<>();
-        probes.put(id, result);
-        send(new LinkMessage.Probe(id, targets));
-        return result.whenComplete((r, e) -> probes.remove(id));
+    public CompletableFuture<JsonNode> ask(String kind, JsonNode args) {
+        return asks.ask(kind, args, this::send);
     }
 
     @Override

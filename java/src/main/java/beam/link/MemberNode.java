@@ -2,6 +2,7 @@ package beam.link;
 
 import beam.cluster.SpawnSpec;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The node a joined node's end of the link ({@link HeadLink}) serves: it runs the actor
@@ -18,4 +19,7 @@ public interface MemberNode {
     void recordMetrics(Object source, JsonNode metrics);
 
     void sourceGone(Object source);
+
+    /** The head's {@code node_ask}: this node's answer to a question by kind (a failed future says why not). */
+    CompletableFuture<JsonNode> answer(String kind, JsonNode args);
 }

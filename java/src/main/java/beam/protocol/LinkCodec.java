@@ -18,8 +18,8 @@ import beam.protocol.LinkMessage.NodeLeave;
 import beam.protocol.LinkMessage.NodeVersions;
 import beam.protocol.LinkMessage.Ping;
 import beam.protocol.LinkMessage.Pong;
-import beam.protocol.LinkMessage.Probe;
-import beam.protocol.LinkMessage.ProbeResult;
+import beam.protocol.LinkMessage.NodeAsk;
+import beam.protocol.LinkMessage.NodeAnswer;
 import beam.protocol.LinkMessage.Refused;
 import beam.protocol.LinkMessage.Relayed;
 import beam.protocol.LinkMessage.StartActor;
@@ -28,6 +28,7 @@ import beam.protocol.LinkMessage.ToNode;
 import beam.protocol.LinkMessage.Welcome;
 import beam.protocol.Request.BadRequest;
 import beam.util.ErrorKind;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -122,18 +123,20 @@ public final class LinkCodec {
                 h = Frames.header("node_versions");
                 h.set("versions", v.versions());
             }
-            case ProbeResult p -> {
-                h = Frames.header("probe_result");
-                h.put("probe_id", p.probeId());
-                h.set("results", p.results());
+            case NodeAnswer a -> {
+                h = Frames.header("node_answer");
+                h.put("ask_id", a.askId());
+                if (a.error() != null) h.put("error", a.error());
+                else h.set("result", a.result());
             }
             case NodeLeave l -> h = Frames.header("node_leave");
             case StartActor s -> h = startActor(s);
             case KillActor k -> h = actorOp("kill_actor", k.actorId());
-            case Probe p -> {
-                h = Frames.header("probe");
-                h.put("probe_id", p.probeId());
-                h.set("targets", p.targets());
+            case NodeAsk a -> {
+                h = Frames.header("node_ask");
+                h.put("ask_id", a.askId());
+                h.put("kind", a.kind());
+                h.set("args", a.args());
             }
         }
         return new Frame(h);
@@ -185,7 +188,7 @@ public final class LinkCodec {
                     f.optLong("oom_kills", 0));
             case "log" -> new ActorLog(f.hex("actor_id", 32), frame);
             case "node_versions" -> new NodeVersions(f.object("versions"));
-            case "probe_result" -> new ProbeResult(f.longInteger("probe_id"), f.array("results"));
+            case "node_answer" -> nodeAnswer(f, h);
             case "node_leave" -> new NodeLeave();
             default -> throw unknown(frame);
         };
@@ -210,9 +213,28 @@ public final class LinkCodec {
                         f.textMap("env_vars"), context, f.optBool("log_to_owner", true), f.integer("omp_threads"));
             }
             case "kill_actor" -> new KillActor(f.hex("actor_id", 32));
-            case "probe" -> new Probe(f.longInteger("probe_id"), f.array("targets"));
+            case "node_ask" -> nodeAsk(f, h);
             default -> throw unknown(frame);
         };
+    }
+
+    private static NodeAsk nodeAsk(Fields f, ObjectNode h) throws BadRequest {
+        String kind = f.text("kind");
+        if (!NodeAsk.KIND.matcher(kind).matches()) {
+            throw new BadRequest(-1, "node_ask: 'kind' must be a short lower-case name, got '" + Request.clip(kind) + "'");
+        }
+        JsonNode args = h.get("args");
+        if (args == null || !(args.isObject() || args.isArray())) {
+            throw new BadRequest(-1, "node_ask: 'args' must be an object or an array");
+        }
+        return new NodeAsk(f.longInteger("ask_id"), kind, args);
+    }
+
+    private static NodeAnswer nodeAnswer(Fields f, ObjectNode h) throws BadRequest {
+        String error = f.optText("error");
+        JsonNode result = h.get("result");
+        if (error == null && result == null) throw new BadRequest(-1, "node_answer: needs 'result' or 'error'");
+        return new NodeAnswer(f.longInteger("ask_id"), error == null ? result : null, error);
     }
 
     private static Ping ping(Fields f, ObjectNode h) throws BadRequest {

@@ -94,7 +94,8 @@ public sealed interface LinkMessage {
     record NodeVersions(JsonNode versions) implements ToHead {
     }
 
-    record ProbeResult(long probeId, JsonNode results) implements ToHead {
+    /** The answer to a {@link NodeAsk}: {@code result}, or {@code error} saying why there is none. */
+    record NodeAnswer(long askId, JsonNode result, String error) implements ToHead {
     }
 
     /** The node leaves the cluster (`ray stop`): the head drops it at once, without waiting for a timeout. */
@@ -118,7 +119,12 @@ public sealed interface LinkMessage {
     record KillActor(String actorId) implements ToNode {
     }
 
-    /** `ray doctor`: connect to each target's probe port. */
-    record Probe(long probeId, JsonNode targets) implements ToNode {
+    /**
+     * A question for the node by kind (`ray doctor`'s {@code probe}, the diagnostics that read
+     * the node's host), answered once by a {@link NodeAnswer} with the same id.
+     */
+    record NodeAsk(long askId, String kind, JsonNode args) implements ToNode {
+        /** Kinds are short names: they are logged and sent, and only ever looked up in a map. */
+        public static final java.util.regex.Pattern KIND = java.util.regex.Pattern.compile("[a-z][a-z_]{0,31}");
     }
 }

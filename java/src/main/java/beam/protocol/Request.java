@@ -166,7 +166,7 @@ public sealed interface Request {
         };
     }
 
-    private static String clip(String s) {
+    static String clip(String s) {
         return s.length() > 40 ? s.substring(0, 40) + "..." : s;
     }
 }

@@ -142,6 +142,7 @@ public final class ClusterViews {
         o.put("bundle_index", a.bundleIndex());
         o.set("resources", a.request().toJson());
         if (a.deathMessage() != null) o.put("death_message", a.deathMessage());
+        if (a.waitingReason() != null) o.put("beam_waiting_reason", a.waitingReason());
         o.put("job_id", a.jobId());
         o.put("namespace", a.namespace());
         o.put("is_detached", a.detached());

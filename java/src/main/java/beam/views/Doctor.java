@@ -83,15 +83,19 @@ public final class Doctor {
                 if (to == from) continue;
                 targets.addObject().put("node_id", to.id()).put("ip", to.ip()).put("port", to.facts().probePort());
             }
-            if (!targets.isEmpty()) pending.put(from, from.probe(targets));
+            if (!targets.isEmpty()) pending.put(from, from.ask("probe", targets));
         }
         ArrayNode matrix = F.arrayNode();
         for (Map.Entry<Node, CompletableFuture<JsonNode>> e : pending.entrySet()) {
             JsonNode results;
             try {
                 results = e.getValue().get(PROBE_WAIT_SECONDS, TimeUnit.SECONDS);
-            } catch (Exception ex) {
+            } catch (java.util.concurrent.TimeoutException ex) {
                 problems.add("node " + e.getKey().ip() + " did not answer the reachability probe in " + PROBE_WAIT_SECONDS + " s");
+                continue;
+            } catch (Exception ex) {
+                Throwable why = ex.getCause() != null ? ex.getCause() : ex;
+                problems.add("node " + e.getKey().ip() + " could not run the reachability probe: " + why.getMessage());
                 continue;
             }
             for (JsonNode r : results) {

@@ -26,8 +26,8 @@ final class FakeNodes {
         }
 
         @Override
-        public java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> probe(
-                com.fasterxml.jackson.databind.JsonNode targets) {
+        public java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> ask(
+                String kind, com.fasterxml.jackson.databind.JsonNode args) {
             return java.util.concurrent.CompletableFuture.completedFuture(
                     com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode());
         }

@@ -103,7 +103,7 @@ function render(status) {
     r.className = "actor"; r.dataset.actor = a.actor_id;
     r.addEventListener("click", () => showLog(a.actor_id));
     cell(r, a.class_name); cell(r, a.actor_id, "mono"); cell(r, a.state, a.state); cell(r, a.pid || "");
-    cell(r, a.node_ip || "", "mono"); cell(r, a.state === "DEAD" ? firstLine(a.death_message) : "", "cause");
+    cell(r, a.node_ip || "", "mono"); cell(r, a.state === "DEAD" ? firstLine(a.death_message) : a.beam_waiting_reason || "", "cause");
   });
   fill("pending", Object.values(status.placement_groups || {}).filter(g => g.state === "PENDING"), (r, g) => {
     cell(r, g.placement_group_id, "mono"); cell(r, g.name); cell(r, JSON.stringify(Object.values(g.bundles || {})));
