@@ -22,8 +22,11 @@ DRIVER = """
 
         def hang_in_c(self):
             # PyDLL keeps the GIL across the call: no Python code, and no Python-level signal
-            # handler, can run in this process until sleep() returns
-            ctypes.PyDLL(None).sleep(600)
+            # handler, can run in this process until sleep() returns. A signal ends a C sleep
+            # early (nanosleep is never restarted), as it would a hang waiting there: sleep again.
+            libc = ctypes.PyDLL(None)
+            while True:
+                libc.sleep(600)
 
     @ray.remote
     class Idle:
@@ -76,7 +79,10 @@ def test_stacks_of_actors_and_drivers_on_two_nodes_also_one_holding_the_gil_in_c
     try:
         line = [ln for ln in read_line_with(driver, "IDS ") if ln.startswith("IDS ")][0].split()
         hung_pid, hung_id, idle_pid, idle_id, driver_pid = int(line[1]), line[2], int(line[3]), line[4], int(line[5])
-        time.sleep(0.5)  # the hang call reaches the worker and enters sleep()
+        deadline = time.monotonic() + 20  # until the hang call has reached the worker and entered sleep()
+        while "in hang_in_c" not in stack(hosts[0], "--pid", str(hung_pid))[0].stdout:
+            assert time.monotonic() < deadline, stack(hosts[0], "--pid", str(hung_pid))[0].stdout
+            time.sleep(0.2)
 
         for base in (hosts[0], hosts[1]):  # from the head and from the joined node
             done, took = stack(base)

@@ -15,10 +15,7 @@ import beam.link.HeadGate;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
-import beam.node.StackDumps;
 import beam.dispatch.ConnectedDrivers;
-import beam.views.Stacks;
-import java.util.concurrent.CompletableFuture;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import beam.util.Ids;
 import beam.util.Scheduler;
@@ -56,7 +53,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private String gcsAddress;
     private volatile Scheduler.Timer groupTicks;
     private final ConnectedDrivers drivers = new ConnectedDrivers();
-    private final StackDumps stackDumps;
 
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
@@ -67,7 +63,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.localNode = new HeadLocalNode(cluster, node.queries);
         this.agent = node.startAgent(localNode);
         localNode.attach(agent);
-        this.stackDumps = new StackDumps(session.stacksDir(), agent::runsActorProcess);
         this.stop = new StopPath(session, new Steps());
     }
 
@@ -242,13 +237,6 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     @Override
     public ConnectedDrivers drivers() {
         return drivers;
-    }
-
-    @Override
-    public Stacks.NodeAsker nodeAsker() {
-        return (node, kind, args) -> node.id().equals(nodeId) && kind.equals(Stacks.KIND) ? stackDumps.answer(args)
-                : CompletableFuture.failedFuture(new IllegalStateException(
-                        "node " + node.hostname() + " (" + node.ip() + ") cannot be asked yet"));
     }
 
     public Path socketPath() {

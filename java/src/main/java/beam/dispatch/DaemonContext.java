@@ -3,7 +3,6 @@ package beam.dispatch;
 import beam.cluster.Cluster;
 import beam.codec.FrameLimits;
 import beam.metrics.UserMetrics;
-import beam.views.Stacks;
 
 /** What a client session needs from the daemon that accepted it. */
 public interface DaemonContext {
@@ -32,9 +31,6 @@ public interface DaemonContext {
 
     /** The drivers connected to this daemon, local or relayed ({@code ray stack} dumps them). */
     ConnectedDrivers drivers();
-
-    /** Asks a node a question by kind ({@code stack}); the future fails, naming the node, when it cannot answer. */
-    Stacks.NodeAsker nodeAsker();
 
     /** Starts the daemon's shutdown (after the reply is sent). */
     void requestShutdown();

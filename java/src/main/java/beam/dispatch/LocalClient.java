@@ -15,8 +15,7 @@ import java.util.logging.Logger;
  * connection only.
  *
  * <p>The loop's thread reads every local client, so nothing on it may wait. A request that
- * can ({@link #OFF_LOOP}: {@code doctor} waits for reachability probes, {@code stack} for
- * the nodes' stack dumps, {@code daemon_stats}
+ * can ({@link #OFF_LOOP}: {@code doctor} waits for reachability probes, {@code daemon_stats}
  * may collect garbage, the status views walk the whole cluster) is handed to a virtual
  * thread, and so is every frame of this client that arrives while that thread has work, so
  * the order holds:
@@ -30,7 +29,7 @@ import java.util.logging.Logger;
  */
 public final class LocalClient implements ReaderLoop.Handler {
     private static final Logger LOG = Logger.getLogger(LocalClient.class.getName());
-    static final Set<String> OFF_LOOP = Set.of("doctor", "stack", "daemon_stats", "status", "cluster_state");
+    static final Set<String> OFF_LOOP = Set.of("doctor", "daemon_stats", "status", "cluster_state");
     /** Frames queued behind a slow request before this client's reading pauses. */
     static final int MAX_BACKLOG = 64;
     /** Queued in the backlog for the end of the stream. */

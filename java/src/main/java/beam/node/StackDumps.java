@@ -40,8 +40,13 @@ public final class StackDumps {
     public static final long DEFAULT_WAIT_MS = 3000;
     /** The most processes one question may name (an upper bound on the files read). */
     public static final int MAX_PROCESSES = 4096;
-    /** The most of one dump read back: faulthandler caps itself at 100 threads of 100 frames. */
-    static final int MAX_DUMP_BYTES = 1 << 20;
+    /** The most of one dump read back (faulthandler itself stops at 100 threads of 100 frames). */
+    static final int MAX_DUMP_BYTES = 256 << 10;
+    /**
+     * The most stack text one answer carries: it travels in one link frame header, which a node
+     * refuses above its limit (1 MiB by default). Dumps past it are cut, saying how to get them.
+     */
+    static final int MAX_ANSWER_CHARS = 768 << 10;
     private static final long POLL_MS = 20;
 
     private final Path dir;
@@ -92,11 +97,21 @@ public final class StackDumps {
         Map<Long, String> stacks = signalled.isEmpty() ? Map.of() : collect(signalled, waitMs, errors);
         ObjectNode out = FrameCodec.json().createObjectNode();
         ArrayNode rows = out.putArray("processes");
+        int left = MAX_ANSWER_CHARS;
         for (JsonNode p : asked) {
             long pid = p.path("pid").asLong(-1);
             ObjectNode row = rows.addObject().put("pid", pid);
-            if (stacks.containsKey(pid)) row.put("stack", stacks.get(pid));
-            else row.put("error", errors.getOrDefault(pid, "no answer"));
+            String stack = stacks.get(pid);
+            if (stack == null) {
+                row.put("error", errors.getOrDefault(pid, "no answer"));
+                continue;
+            }
+            if (stack.length() > left) {
+                stack = stack.substring(0, Math.max(left, 0)) + "\n... (cut: one node's answer holds "
+                        + MAX_ANSWER_CHARS + " characters of stacks; ray stack --pid " + pid + " shows all of it)\n";
+            }
+            left -= stack.length();
+            row.put("stack", stack);
         }
         return out;
     }

@@ -2,7 +2,9 @@ package beam.views;
 
 import beam.cluster.ActorRecord;
 import beam.cluster.ActorSnapshot;
+import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
+import beam.cluster.Node;
 import beam.cluster.NodeSnapshot;
 import beam.cluster.RequestException;
 import beam.codec.FrameCodec;
@@ -45,6 +47,18 @@ public final class Stacks {
     }
 
     private Stacks() {
+    }
+
+    /** Asks the cluster's live node of that id, over its link (the head's own in process). */
+    public static NodeAsker askerOf(Cluster cluster) {
+        return (node, kind, args) -> {
+            Node found = null;
+            synchronized (cluster) { // nodes() is walked under the cluster's lock
+                for (Node n : cluster.nodes()) if (n.id().equals(node.id()) && n.alive()) found = n;
+            }
+            return found != null ? found.ask(kind, args) : CompletableFuture.failedFuture(
+                    new IllegalStateException("node " + node.hostname() + " (" + node.ip() + ") is gone"));
+        };
     }
 
     /**
