@@ -4,21 +4,25 @@ import beam.auth.TokenAuth;
 import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
 import beam.cluster.Node;
+import beam.cluster.RequestException;
 import beam.codec.FrameLimits;
 import beam.connection.Listener;
+import beam.dispatch.ConnectedDrivers;
 import beam.dispatch.DaemonContext;
 import beam.dispatch.LocalClient;
 import beam.dispatch.Origin;
 import beam.http.CachedView;
 import beam.http.HeadView;
+import beam.http.Route;
 import beam.link.HeadGate;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
-import beam.dispatch.ConnectedDrivers;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import beam.util.Ids;
 import beam.util.Scheduler;
+import beam.views.Stacks;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -117,6 +121,16 @@ public final class Daemon implements DaemonContext, RunningDaemon {
             @Override
             public String actorLog(String actorId, int lines) {
                 return cluster.actorLogTail(actorId, lines);
+            }
+
+            @Override
+            public JsonNode actorStack(String actorId) throws Route.HttpError {
+                try {
+                    return Stacks.run(cluster.snapshot(), drivers.list(), new Stacks.Filter(null, actorId, 0),
+                            Stacks.askerOf(cluster));
+                } catch (RequestException e) {
+                    throw new Route.HttpError(404, e.getMessage());
+                }
             }
         };
         NodeMetrics.ClusterSource source = new NodeMetrics.ClusterSource() {
