@@ -241,7 +241,7 @@ public final class Session implements FramedClient {
             case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.state(cluster)));
             case Request.Status s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.status(cluster)));
             case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), Doctor.run(cluster)));
-            case Request.Stack s -> stacks(s);
+            case Request.Stack s -> StackRequests.serve(s, cluster, daemon.drivers(), out, describe());
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
@@ -266,24 +266,6 @@ public final class Session implements FramedClient {
                 cluster.onResult(actorId, r.oid(), new WireFrame(new Frame(out, frame.payload())));
             }
         }
-    }
-
-    /**
-     * Waits for the nodes' dumps on a thread of its own: a client relayed from a joined node is
-     * served on that node's link thread, the very thread its answer would arrive on.
-     */
-    private void stacks(Request.Stack s) {
-        Thread.ofVirtual().name("ray stack").start(() -> {
-            try {
-                out.send(Frames.okWithBody(s.rid(), Stacks.run(cluster.snapshot(), daemon.drivers().list(),
-                        new Stacks.Filter(s.nodeIp(), s.actorId(), s.pid()), Stacks.askerOf(cluster))));
-            } catch (RequestException e) {
-                out.send(Frames.error(s.rid(), e.kind(), e.getMessage()));
-            } catch (RuntimeException e) {
-                LOG.log(Level.SEVERE, "bug while handling stack from " + describe(), e);
-                out.send(Frames.error(s.rid(), ErrorKind.INTERNAL, "internal error in the beam daemon: " + e));
-            }
-        });
     }
 
     private String ownActor(String id) throws RequestException {
