@@ -9,4 +9,7 @@ public interface HeadView {
 
     /** The last {@code lines} lines actor {@code actorId} printed, or null if none reached the head. */
     String actorLog(String actorId, int lines);
+
+    /** What ray stack --actor-id reports of that actor; a 404 when no such actor is known. */
+    com.fasterxml.jackson.databind.JsonNode actorStack(String actorId) throws Route.HttpError;
 }
