@@ -14,6 +14,7 @@ import beam.util.ErrorKind;
 import beam.views.ClusterViews;
 import beam.views.Doctor;
 import beam.views.Stacks;
+import beam.views.Stacks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -241,7 +242,8 @@ public final class Session implements FramedClient {
             case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.state(cluster)));
             case Request.Status s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.status(cluster)));
             case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), Doctor.run(cluster)));
-            case Request.Stack s -> StackRequests.serve(s, cluster, daemon.drivers(), out, describe());
+            case Request.Stack s -> out.send(Frames.okWithBody(s.rid(), Stacks.run(cluster.snapshot(), daemon.drivers().list(),
+                    new Stacks.Filter(s.nodeIp(), s.actorId(), s.pid()), Stacks.askerOf(cluster))));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
