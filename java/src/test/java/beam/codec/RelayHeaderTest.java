@@ -28,10 +28,10 @@ class RelayHeaderTest {
     @Test
     void readsPlainCallsAndResultsInAnyFieldOrder() {
         RelayHeader call = scan("{\"oid\":\"" + OID + "\",\"op\":\"call\",\"method\":\"m\",\"actor_id\":\"" + ACTOR + "\",\"plen\":7}");
-        assertThat(call).isEqualTo(new RelayHeader("call", ACTOR, OID, "m", null, 7));
+        assertThat(call).isEqualTo(new RelayHeader("call", ACTOR, OID, "m", null, null, 7));
         assertThat(call.isCall()).isTrue();
         RelayHeader result = scan("{\"op\":\"result\",\"oid\":\"" + OID + "\",\"status\":\"ok\"}");
-        assertThat(result).isEqualTo(new RelayHeader("result", null, OID, null, "ok", 0));
+        assertThat(result).isEqualTo(new RelayHeader("result", null, OID, null, null, "ok", 0));
     }
 
     @ParameterizedTest
