@@ -103,6 +103,11 @@ public final class StatusCommand implements Callable<Integer> {
                     .append("): ").append(g.path("beam_waiting_reason").asText()).append('\n');
         }
         if (pending == 0) out.append(" (no resource demands)\n");
+        JsonNode longCalls = s.path("long_calls");
+        if (!longCalls.isEmpty()) {
+            out.append("\nCalls running longer than ").append(s.path("long_call_threshold_ms").asLong() / 1000).append(" s:\n");
+            for (JsonNode c : longCalls) out.append(' ').append(c.path("message").asText()).append('\n');
+        }
         return out.toString();
     }
 
