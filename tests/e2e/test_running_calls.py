@@ -4,12 +4,13 @@ a call that raised, one that returned, and an actor still starting with a call w
 Read through `ray list tasks`, `ray.util.state.list_tasks()` / `get_task()`, `/api/v0/tasks`,
 `ray status`, `ray doctor` and the dashboard's view."""
 import json
+import os
 import time
 import urllib.request
 
 import pytest
 
-from conftest import Clusters, finish, node_json, ray_cli, read_line_with, run_driver, spawn_driver
+from conftest import ROOT, Clusters, finish, node_json, ray_cli, read_line_with, run_driver, spawn_driver
 
 DRIVER = """
 import json, time, ray
@@ -95,6 +96,35 @@ def test_calls_are_listed_with_rays_states(cluster):
     assert table.returncode == 0, table.stderr
     line = next(l for l in table.stdout.splitlines() if ids["stuck"] in l)
     assert "Worker.execute_method" in line and "init_device" in line and "RUNNING" in line
+
+
+GOLDEN = os.path.join(ROOT, "tests", "golden", "ray-2.58-tasks.json")  # tests/golden/ray_task_shapes.py
+
+
+def same_shape(ours, rays, case):
+    """Ray's keys (beam adds only beam_*), Ray's state name, and each value of Ray's type
+    where both have one (ids, pids and times differ by nature; an unknown is None on either side)."""
+    assert set(ours) - {k for k in ours if k.startswith("beam_")} == set(rays), case
+    assert ours["state"] == rays["state"], case
+    for key, value in rays.items():
+        if value is not None and ours[key] is not None:
+            assert type(ours[key]) is type(value), (case, key, ours[key], value)
+
+
+def test_rows_have_the_shapes_of_ray_2_58(cluster):
+    base, ids = cluster
+    with open(GOLDEN) as f:
+        golden = json.load(f)
+    rows = tasks(base)
+    by_name = {(t["name"], t["state"]): t for t in rows.values()}
+    same_shape(rows[ids["waiting"]], golden["waiting_for_actor_start"], "waiting for its actor to start")
+    same_shape(rows[ids["stuck"]], golden["running"], "running")
+    same_shape(rows[ids["behind"][0]], golden["queued_behind_running"], "queued behind a running call")
+    same_shape(next(t for t in rows.values() if t["beam_label"] == "warm_up"), golden["finished"], "finished")
+    same_shape(by_name[("Worker.boom", "FAILED")], golden["failed"], "failed")
+    for key in ("worker_pid", "start_time_ms"):  # what Ray knows in each state, beam knows too
+        assert (rows[ids["stuck"]][key] is None) == (golden["running"][key] is None), key
+        assert (rows[ids["behind"][0]][key] is None) == (golden["queued_behind_running"][key] is None), key
 
 
 def test_python_state_api_and_http_route(cluster):

@@ -43,7 +43,7 @@ public final class ListCommand implements Callable<Integer> {
         ArrayNode rows = switch (what) {
             case "nodes" -> nodes(status);
             case "actors" -> (ArrayNode) status.path("actors");
-            case "tasks" -> tasks(status);
+            case "tasks" -> json ? (ArrayNode) status.path("tasks") : tasks(status); // JSON: Ray's rows as they are
             default -> groups(status);
         };
         if (json) {
