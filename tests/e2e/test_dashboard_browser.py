@@ -1,6 +1,7 @@
 """The dashboard in a real headless Chromium on a 2-host cluster (network namespaces) with an
-actor holding a GPU on the worker, a dead actor and a pending placement group: the test
-reads the rendered DOM, and clicking the dead actor shows its log tail.
+actor holding a GPU on the worker, a call of it stuck past the head's --long-call-seconds, a
+dead actor and a pending placement group: the test reads the rendered DOM, and clicking the
+dead actor shows its log tail.
 
 The browser runs on the head's host, where the dashboard listens on 127.0.0.1:8265 (the
 default). BEAM_DASHBOARD_SCREENSHOT=PATH saves a screenshot there (docs/dashboard.png is one).
@@ -28,6 +29,9 @@ class Engine:
     def where(self):
         return ray.get_gpu_ids()
 
+    def execute_method(self, name, seconds):
+        time.sleep(seconds)
+
 @ray.remote
 class Doomed:
     def ping(self):
@@ -36,13 +40,14 @@ class Doomed:
 
 engine = Engine.options(resources={"node:" + worker_ip: 0.01}).remote()
 ray.get(engine.where.remote())
+stuck = engine.execute_method.remote("init_device", 600)
 doomed = Doomed.options(resources={"node:" + worker_ip: 0.01}).remote()
 ray.get(doomed.ping.remote())
 time.sleep(0.5)  # its output reaches the head
 ray.kill(doomed)
 pg = placement_group([{"GPU": 8}], strategy="STRICT_PACK", name="too-big")
 print("@@READY " + json.dumps({"engine": engine._actor_id.hex(), "dead": doomed._actor_id.hex(),
-                               "pg": pg.id.hex()}), flush=True)
+                               "pg": pg.id.hex(), "stuck": stuck.hex()[:48]}), flush=True)
 time.sleep(600)
 """
 
@@ -57,7 +62,8 @@ def cluster():
     hosts = netns.make_hosts("netns", 2)
     c = BeamCluster(hosts)
     try:
-        c.start(n=2)
+        c.start_head(hosts[0], extra=("--long-call-seconds", "1"))
+        c.join(hosts[1])
         yield c
     finally:
         try:
@@ -71,7 +77,7 @@ def test_dashboard_renders_the_cluster_and_an_actors_log(cluster):
     driver = cluster.spawn(head, DRIVER.replace("sys.argv[1]", repr(worker.ip)))
     ready = driver.expect("READY", timeout=90)
     expect = {"ips": [head.ip, worker.ip], "dead": ready["dead"], "pg": ready["pg"],
-              "log_line": "doomed says hello from the worker"}
+              "log_line": "doomed says hello from the worker", "long_call": "Engine.execute_method"}
     shot = os.environ.get("BEAM_DASHBOARD_SCREENSHOT")
     script = os.path.join(ROOT, "tests", "e2e", "dashboard_browser.py")
     deadline = time.monotonic() + 20
@@ -100,5 +106,11 @@ def test_dashboard_renders_the_cluster_and_an_actors_log(cluster):
     assert pending and "GPU" in pending[0][5], dom["pending"]
     assert any(r[2] == ready["dead"] for r in dom["deaths"])
     assert "doomed says hello from the worker" in dom["log"]
+    calls = [r for r in dom["calls"] if r[0] == "Engine.execute_method"]
+    assert len(calls) == 1, dom["calls"]
+    name, label, state, age, actor, node, pid, where = calls[0]
+    assert (label, state, actor, node) == ("init_device", "RUNNING", ready["engine"], worker.ip), calls
+    assert age.endswith(" s (long)") and int(age.split()[0]) >= 1 and int(pid) > 0, calls
+    assert where == "ray stack --actor-id " + ready["engine"]
     if cluster.token:
         assert cluster.token not in dom["html"]
