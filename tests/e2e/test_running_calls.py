@@ -168,3 +168,13 @@ def test_long_calls_are_named_in_status_and_doctor(cluster):
     assert "load_model" not in status.stdout  # queued calls are not running, so never long
     doctor = ray_cli(["doctor"], temp_dir=base, timeout=60)
     assert "long call: Worker.execute_method(init_device)" in doctor.stdout and hint in doctor.stdout, doctor.stdout
+
+
+def test_the_threshold_comes_from_the_flag_else_the_environment(clusters: Clusters):
+    base = clusters.start("--num-cpus", "1", "--include-dashboard", "false", BEAM_LONG_CALL_S="5")
+    status = json.loads(ray_cli(["status", "--json"], temp_dir=base).stdout)
+    assert status["long_call_threshold_ms"] == 5000 and status["long_calls"] == []
+    for args, env, says in ((["--long-call-seconds", "0"], {}, "--long-call-seconds (or BEAM_LONG_CALL_S) must be"),
+                            ([], {"BEAM_LONG_CALL_S": "soon"}, "BEAM_LONG_CALL_S must be a whole number")):
+        bad = ray_cli(["start", "--head", "--port", "0", "--temp-dir", clusters.new_dir(), *args], **env)
+        assert bad.returncode != 0 and says in bad.stderr, bad.stderr
