@@ -200,20 +200,7 @@ final class ActorLifecycle {
         actor.deathMessage = DeathCause.message(actor, cause);
         if (actor.name != null) named.remove(actor.namespace + "/" + actor.name, actor);
         history.died(actor.snapshot());
-        long now = System.currentTimeMillis();
-        for (ActorCall c : actor.queued) {
-            callStats.failed();
-            if (c.caller == null) continue;
-            calls.ended(actor, c, now, CallLog.ACTOR_DIED, false);
-            c.caller.actorDied(c.oid, actor.deathMessage);
-        }
-        actor.queued.clear();
-        for (ActorCall c : actor.inFlight.values()) {
-            callStats.failed();
-            calls.ended(actor, c, now, CallLog.ACTOR_DIED, true);
-            c.caller.actorDied(c.oid, actor.deathMessage);
-        }
-        actor.inFlight.clear();
+        calls.failAll(actor, callStats);
         LOG.info("actor " + actor.className + " " + actor.id + " died: " + DeathCause.describe(cause).lines().findFirst().orElse(""));
     }
 

@@ -31,6 +31,24 @@ final class CallLog {
         ended.addLast(call);
     }
 
+    /** {@code actor} died: each of its queued and in-flight calls fails with its death message. */
+    void failAll(ActorRecord actor, CallStats stats) {
+        long now = System.currentTimeMillis();
+        for (ActorCall c : actor.queued) {
+            stats.failed();
+            if (c.caller == null) continue; // the head's own __ray_terminate__
+            ended(actor, c, now, ACTOR_DIED, false);
+            c.caller.actorDied(c.oid, actor.deathMessage);
+        }
+        actor.queued.clear();
+        for (ActorCall c : actor.inFlight.values()) {
+            stats.failed();
+            ended(actor, c, now, ACTOR_DIED, true);
+            c.caller.actorDied(c.oid, actor.deathMessage);
+        }
+        actor.inFlight.clear();
+    }
+
     /** The ended calls, newest first. */
     List<CallSnapshot> snapshots() {
         List<CallSnapshot> out = new ArrayList<>(ended.size());
