@@ -2,6 +2,10 @@
 
     .bench/ray-venv/bin/python tests/golden/ray_task_shapes.py > tests/golden/ray-2.58-tasks.json
 
+Ray's state API is served by its dashboard, so that Ray needs the dashboard's packages
+(``ray[default]``: aiohttp, grpcio, opentelemetry, ...; installed with ``pip install --target
+DIR`` and put on PYTHONPATH when the venv itself is read-only).
+
 Starts its own Ray (its own temp dir, shut down at the end) and catches one row in each
 state an actor call shows: a call waiting for its actor to start (the constructor sleeps),
 one running (it sleeps), one queued behind it on the same sequential actor, one finished,
