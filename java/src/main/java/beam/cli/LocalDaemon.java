@@ -27,6 +27,17 @@ final class LocalDaemon {
         return ask(env, tempDir, address, command, op);
     }
 
+    /** The daemon's reply to a request with fields of its own ({@code header}: {@link Frames#header} plus them). */
+    ObjectNode ask(Environment env, String command, ObjectNode header) throws IOException {
+        ObjectNode running = Discovery.find(env, tempDir, command, address);
+        if (running == null) return null;
+        try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
+            ObjectNode reply = client.request(header);
+            reply.remove(List.of("op", "rid", "ok"));
+            return reply;
+        }
+    }
+
     /** The same for a command with options of its own ({@code address} null: $RAY_ADDRESS, as Discovery reads it). */
     static ObjectNode ask(Environment env, String tempDir, String address, String command, String op) throws IOException {
         ObjectNode running = Discovery.find(env, tempDir, command, address);

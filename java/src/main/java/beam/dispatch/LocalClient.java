@@ -29,7 +29,8 @@ import java.util.logging.Logger;
  */
 public final class LocalClient implements ReaderLoop.Handler {
     private static final Logger LOG = Logger.getLogger(LocalClient.class.getName());
-    static final Set<String> OFF_LOOP = Set.of("doctor", "daemon_stats", "status", "cluster_state");
+    static final Set<String> OFF_LOOP = Set.of("doctor", "daemon_stats", "status", "cluster_state", "state_list",
+            "state_summary");
     /** Frames queued behind a slow request before this client's reading pauses. */
     static final int MAX_BACKLOG = 64;
     /** Queued in the backlog for the end of the stream. */
