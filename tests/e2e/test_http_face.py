@@ -146,7 +146,7 @@ def test_user_metrics_from_an_actor_show_up_with_their_tags(head):
 
 def test_state_api_has_rays_shapes(head):
     port = head["ports"]["dashboard"]
-    status, body = get(port, "/api/v0/actors?limit=10")
+    status, body = get(port, "/api/v0/actors?limit=10&detail=true")
     assert status == 200
     reply = json.loads(body)
     assert reply["result"] is True and reply["msg"] == ""
@@ -164,6 +164,11 @@ def test_state_api_has_rays_shapes(head):
     cs = json.loads(get(port, "/api/cluster_status")[1])["data"]
     assert cs["clusterStatus"]["loadMetricsReport"]["usage"]["GPU"] == [1.0, 2.0]
     assert cs["clusterStatus"]["loadMetricsReport"]["pgDemand"][0]["bundles"] == [{"GPU": 8.0}]
+    assert "death_cause" not in json.loads(get(port, "/api/v0/actors")[1])["data"]["result"]["result"][0]  # Ray: detail only
+    both = json.loads(get(port, "/api/v0/actors?filter_keys=state&filter_predicates=%21%3D&filter_values=dead"
+                                "&filter_keys=class_name&filter_predicates=%3D&filter_values=engine&limit=1")[1])
+    assert [r["actor_id"] for r in both["data"]["result"]["result"]] == [head["engine"]]
+    assert get(port, "/api/v0/actors?filter_keys=state&filter_values=DEAD")[0] == 400  # no predicate for it
     assert get(port, "/api/v0/actors?limit=0")[0] == 400
     assert get(port, "/api/v0/actors?filter_keys=secret")[0] == 400
 

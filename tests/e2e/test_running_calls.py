@@ -135,13 +135,14 @@ def test_python_state_api_and_http_route(cluster):
         ray.init(address="auto")
         running = list_tasks(filters=[("state", "=", "RUNNING")])
         got = get_task({ids["stuck"]!r})
-        print(json.dumps({{"running": [t.asdict() for t in running], "got": [t.asdict() for t in got],
+        print(json.dumps({{"running": [t.asdict() for t in running], "got": got.asdict(),
                           "missing": get_task("ab" * 24), "limited": len(list_tasks(limit=1))}}))
     """)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert [t["task_id"] for t in out["running"]] == [ids["stuck"]]
-    assert out["got"][0]["beam_label"] == "init_device" and out["got"][0]["state"] == "RUNNING"
+    # one attempt: Ray's get_task returns the row itself (a list only for several attempts)
+    assert out["got"]["beam_label"] == "init_device" and out["got"]["state"] == "RUNNING"
     assert out["missing"] is None and out["limited"] == 1
 
     assert wait_for(lambda: "http_ports" in node_json(base)), "the head never wrote its HTTP ports"
@@ -178,3 +179,23 @@ def test_the_threshold_comes_from_the_flag_else_the_environment(clusters: Cluste
                             ([], {"BEAM_LONG_CALL_S": "soon"}, "BEAM_LONG_CALL_S must be a whole number")):
         bad = ray_cli(["start", "--head", "--port", "0", "--temp-dir", clusters.new_dir(), *args], **env)
         assert bad.returncode != 0 and says in bad.stderr, bad.stderr
+
+
+def test_the_state_cli_filters_gets_and_summarizes_tasks_in_the_daemon(cluster):
+    base, ids = cluster
+    wait_for(lambda: tasks(base)[ids["stuck"]]["state"] == "RUNNING")
+    queued = ray_cli(["list", "tasks", "--filter", "state=SUBMITTED_TO_WORKER", "--format", "json"], temp_dir=base)
+    assert queued.returncode == 0, queued.stderr
+    assert sorted(t["task_id"] for t in json.loads(queued.stdout)) == sorted(ids["behind"])
+    labelled = ray_cli(["list", "tasks", "--filter", "beam_label=init_device", "--filter", "state!=FINISHED"],
+                       temp_dir=base)
+    assert ids["stuck"] in labelled.stdout and ids["behind"][0] not in labelled.stdout, labelled.stdout
+    one = ray_cli(["list", "tasks", "--limit", "1"], temp_dir=base)
+    assert one.returncode == 0 and "Limit last 1 entries (Total " in one.stderr, one.stderr
+    got = ray_cli(["get", "tasks", ids["waiting"]], temp_dir=base)
+    assert got.returncode == 0 and "PENDING_NODE_ASSIGNMENT" in got.stdout and "never_yet" in got.stdout, got.stdout
+    summary = json.loads(ray_cli(["summary", "tasks", "--json"], temp_dir=base).stdout)
+    counts = summary["result"]["node_id_to_summary"]["cluster"]["summary"]["Worker.execute_method"]["state_counts"]
+    assert counts["RUNNING"] == 1 and counts["SUBMITTED_TO_WORKER"] == 2 and counts["PENDING_NODE_ASSIGNMENT"] == 1, counts
+    bad = ray_cli(["list", "tasks", "--filter", "colour=red"], temp_dir=base)
+    assert bad.returncode != 0 and "colour" in bad.stderr, bad.stderr

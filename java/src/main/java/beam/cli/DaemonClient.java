@@ -58,6 +58,13 @@ final class DaemonClient implements AutoCloseable {
         request(hello);
     }
 
+    /** The daemon answered and refused the request (bad input): its words say why. */
+    static final class Refused extends IOException {
+        Refused(String message) {
+            super(message);
+        }
+    }
+
     /** Sends {@code header} as a request and returns the reply; throws with the daemon's error text. */
     ObjectNode request(ObjectNode header) throws IOException {
         header.put("rid", nextRid++);
@@ -77,7 +84,7 @@ final class DaemonClient implements AutoCloseable {
                 Frame f = codec.decode(in);
                 if (f == null) throw new IOException("the daemon closed the connection");
                 if (!f.op().equals("reply")) continue;
-                if (!f.header().path("ok").asBoolean()) throw new IOException(f.header().path("error").asText());
+                if (!f.header().path("ok").asBoolean()) throw new Refused(f.header().path("error").asText());
                 return withBody(f);
             }
         } catch (FrameException e) {

@@ -1,10 +1,8 @@
 package beam.cli;
 
-import beam.codec.FrameCodec;
 import beam.config.Environment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +12,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ray list nodes|actors|placement-groups|tasks [--json]}: Ray's state CLI names. */
-@Command(name = "list", addMethodSubcommands = false, description = "List the cluster's nodes, actors, placement groups or tasks (actor calls).")
+/**
+ * {@code ray list actors|nodes|placement-groups|tasks [--filter K=V]... [--limit N] [--detail]
+ * [--format F]}: Ray's state CLI. The daemon filters and limits (the {@code state_list} op);
+ * only the page comes back, with the count that matched, so the CLI can say what it left out.
+ */
+@Command(name = "list", addMethodSubcommands = false, description = "List the cluster's actors, nodes, placement groups or tasks (actor calls): Ray's state CLI.")
 public final class ListCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -23,10 +25,22 @@ public final class ListCommand implements Callable<Integer> {
         this.env = env;
     }
 
-    @Parameters(index = "0", description = "What to list: nodes, actors, placement-groups or tasks.")
+    @Parameters(index = "0", description = "What to list: actors, nodes, placement-groups or tasks.")
     String what;
 
-    @Option(names = "--json", description = "Print JSON.")
+    @Option(names = {"-f", "--filter"}, description = "key=value or key!=value; several are ANDed. String values compare case-insensitively.")
+    List<String> filter = new ArrayList<>();
+
+    @Option(names = "--limit", defaultValue = "100", description = "Maximum number of entries to return (1..10000). 100 by default.")
+    long limit;
+
+    @Option(names = "--detail", description = "All columns (YAML unless --format says otherwise).")
+    boolean detail;
+
+    @Option(names = "--format", defaultValue = "default", description = "default, json, yaml or table.")
+    String format;
+
+    @Option(names = "--json", description = "beam's form: every column, indented JSON (as --detail --format json).")
     boolean json;
 
     @Mixin
@@ -34,82 +48,47 @@ public final class ListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("nodes", "actors", "placement-groups", "tasks").contains(what)) {
-            System.err.println("beam: unknown resource '" + what + "'; say nodes, actors, placement-groups or tasks.");
+        if (!StateOutput.FORMATS.contains(format)) {
+            System.err.println("beam: --format must be one of " + String.join(", ", StateOutput.FORMATS) + ", got '" + format + "'.");
             return 2;
         }
-        ObjectNode status = daemon.ask(env, "list " + what, "status");
-        if (status == null) return 1;
-        ArrayNode rows = switch (what) {
-            case "nodes" -> nodes(status);
-            case "actors" -> (ArrayNode) status.path("actors");
-            case "tasks" -> json ? (ArrayNode) status.path("tasks") : tasks(status); // JSON: Ray's rows as they are
-            default -> groups(status);
-        };
-        if (json) {
-            System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(rows));
-            return 0;
+        ArrayNode filters;
+        try {
+            filters = StateOutput.filters(filter);
+        } catch (IllegalArgumentException e) {
+            System.err.println("beam: " + e.getMessage());
+            return 2;
         }
-        List<String> columns = switch (what) {
-            case "nodes" -> List.of("node_id", "node_ip", "is_head_node", "state", "accelerators", "resources_total");
-            case "actors" -> List.of("actor_id", "class_name", "state", "pid", "node_ip", "accelerator_ids", "placement_group_id");
-            case "tasks" -> List.of("task_id", "name", "label", "state", "type", "actor_id", "node_id", "worker_pid", "age_s",
-                    "error_type");
-            default -> List.of("placement_group_id", "name", "strategy", "state", "bundles", "waiting_reason");
-        };
-        System.out.print(Table.render(columns, rows));
+        ObjectNode reply;
+        try {
+            reply = StateOutput.list(daemon, env, "list " + what, what, filters, limit, detail || json, null);
+        } catch (DaemonClient.Refused e) {
+            System.err.println("beam: " + e.getMessage());
+            return 2;
+        }
+        if (reply == null) return 1;
+        ArrayNode rows = (ArrayNode) reply.path("result");
+        if (what.startsWith("node")) for (JsonNode n : rows) addAcceleratorSummary((ObjectNode) n);
+        int matched = reply.path("num_filtered").asInt();
+        if (matched > rows.size()) {
+            System.err.println("UserWarning: Limit last " + rows.size() + " entries (Total " + matched + "). Use `--filter` "
+                    + "to reduce the amount of data to return or setting a higher limit with `--limit` to see all data.");
+        }
+        if (json) {
+            System.out.print(StateOutput.pretty(rows));
+        } else if (rows.isEmpty()) {
+            System.out.println("No resource in the cluster");
+        } else {
+            System.out.print(StateOutput.render(rows, detail && format.equals("default") ? "yaml" : format));
+        }
         return 0;
     }
 
-    private static ArrayNode nodes(ObjectNode status) {
-        ArrayNode out = JsonNodeFactory.instance.arrayNode();
-        for (JsonNode n : status.path("nodes")) {
-            ObjectNode o = out.addObject();
-            o.put("node_id", n.path("NodeID").asText());
-            o.put("node_ip", n.path("NodeManagerAddress").asText());
-            o.put("is_head_node", n.path("IsHead").asBoolean());
-            o.put("state", n.path("Alive").asBoolean() ? "ALIVE" : "DEAD");
-            o.set("gpus", n.path("GpuIds"));
-            o.put("accelerators", StatusCommand.accelerators(n).replaceFirst("^: ", ""));
-            o.set("accelerator_details", n.path("Accelerators"));
-            o.set("resources_total", n.path("Resources"));
-            if (!n.path("Alive").asBoolean()) o.put("death_reason", n.path("DeathReasonMessage").asText());
-        }
-        return out;
-    }
-
-    /** Ray's task rows as the daemon sent them, with the label as a column and a running call's age. */
-    private static ArrayNode tasks(ObjectNode status) {
-        ArrayNode out = JsonNodeFactory.instance.arrayNode();
-        long now = System.currentTimeMillis();
-        for (JsonNode t : status.path("tasks")) {
-            ObjectNode o = ((ObjectNode) t).deepCopy();
-            o.set("label", t.path("beam_label"));
-            if (t.path("state").asText().equals("RUNNING") && t.hasNonNull("start_time_ms")) {
-                o.put("age_s", Math.max(0, now - t.path("start_time_ms").asLong()) / 1000);
-            } else {
-                o.putNull("age_s");
-            }
-            out.add(o);
-        }
-        return out;
-    }
-
-    private static ArrayNode groups(ObjectNode status) {
-        ArrayNode out = JsonNodeFactory.instance.arrayNode();
-        List<String> ids = new ArrayList<>();
-        status.path("placement_groups").fieldNames().forEachRemaining(ids::add);
-        for (String id : ids) {
-            JsonNode g = status.path("placement_groups").path(id);
-            ObjectNode o = out.addObject();
-            o.put("placement_group_id", id);
-            o.put("name", g.path("name").asText());
-            o.put("strategy", g.path("strategy").asText());
-            o.put("state", g.path("state").asText());
-            o.set("bundles", g.path("bundles"));
-            o.set("bundles_to_node_id", g.path("bundles_to_node_id"));
-            o.put("waiting_reason", g.path("beam_waiting_reason").asText(""));
-        }
-        return out;
+    /** beam's one-line accelerator summary of a node ("2 NVIDIA GPU (H200) [0,1]"), beside its details. */
+    private static void addAcceleratorSummary(ObjectNode n) {
+        if (!n.has("accelerator_details")) return;
+        ObjectNode wrapped = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        wrapped.set("Accelerators", n.get("accelerator_details"));
+        n.put("accelerators", StatusCommand.accelerators(wrapped).replaceFirst("^: ", ""));
     }
 }

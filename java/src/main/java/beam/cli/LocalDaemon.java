@@ -32,7 +32,7 @@ final class LocalDaemon {
         return ask(env, tempDir, address, command, Frames.header(op));
     }
 
-    /** The same for a request with fields of its own ({@code ray stack --pid}). */
+    /** The daemon's reply to a request with fields of its own ({@code header}: {@link Frames#header} plus them). */
     ObjectNode ask(Environment env, String command, ObjectNode request) throws IOException {
         return ask(env, tempDir, address, command, request);
     }

@@ -244,6 +244,8 @@ public final class Session implements FramedClient {
             case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), Doctor.run(cluster)));
             case Request.Stack s -> out.send(Frames.okWithBody(s.rid(), Stacks.run(cluster.snapshot(), daemon.drivers().list(),
                     new Stacks.Filter(s.nodeIp(), s.actorId(), s.pid()), Stacks.askerOf(cluster))));
+            case Request.StateList l -> out.send(StateRequests.list(l, cluster.snapshot()));
+            case Request.StateSummary l -> out.send(StateRequests.summary(l, cluster.snapshot()));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));

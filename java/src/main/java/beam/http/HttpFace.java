@@ -168,7 +168,10 @@ public final class HttpFace implements AutoCloseable {
         return MessageDigest.isEqual(token, header.substring(7).trim().getBytes(StandardCharsets.UTF_8));
     }
 
-    /** The query's parameters (the first of each name); a malformed or huge one is a 400 when used. */
+    /**
+     * The query's parameters: the first of each name under the name, a repeat under name#1,
+     * name#2 ... (Ray's filter parameters repeat); a malformed or huge one is a 400 when used.
+     */
     static Map<String, String> query(String raw) {
         Map<String, String> out = new LinkedHashMap<>();
         if (raw == null || raw.isEmpty()) return out;
@@ -181,7 +184,9 @@ public final class HttpFace implements AutoCloseable {
             try {
                 String k = URLDecoder.decode(eq < 0 ? part : part.substring(0, eq), StandardCharsets.UTF_8);
                 String v = eq < 0 ? "" : URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
-                out.putIfAbsent(k, v);
+                String key = k;
+                for (int n = 1; out.containsKey(key); n++) key = k + "#" + n;
+                out.put(key, v);
             } catch (IllegalArgumentException e) {
                 out.put("", null);
                 return out;

@@ -1,15 +1,13 @@
 package beam.http;
 
-import beam.cluster.ClusterSnapshot;
 import beam.views.ClusterViews;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.List;
-import java.util.Set;
-import java.util.function.Function;
 import beam.util.Ids;
+import beam.views.StateQuery;
+import beam.views.StateTables;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The head's JSON state API under the dashboard, in the response shapes of Ray's dashboard
@@ -20,7 +18,8 @@ import beam.util.Ids;
  */
 final class StateApi {
     static final int DEFAULT_LIMIT = 100;
-    static final int MAX_LIMIT = 10_000;
+    /** The tables {@code /api/v0/<table>} serves. */
+    static final StateTables TABLES = StateTables.standard();
     static final int MAX_LOG_LINES = 1_000;
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
@@ -29,13 +28,10 @@ final class StateApi {
 
     static List<Route> routes(HeadView head) {
         return List.of(
-                list("/api/v0/nodes", head, StateRows::nodes, Set.of("node_id", "node_ip", "is_head_node", "state", "node_name")),
-                list("/api/v0/actors", head, StateRows::actors, Set.of("actor_id", "class_name", "state", "job_id", "name",
-                        "node_id", "pid", "ray_namespace", "placement_group_id")),
-                list("/api/v0/tasks", head, StateRows::tasks, Set.of("task_id", "name", "state", "type", "actor_id",
-                        "node_id", "worker_pid", "job_id", "error_type", "beam_label")),
-                list("/api/v0/placement_groups", head, StateRows::placementGroups,
-                        Set.of("placement_group_id", "name", "creator_job_id", "state")),
+                list("/api/v0/nodes", "nodes", head),
+                list("/api/v0/actors", "actors", head),
+                list("/api/v0/placement_groups", "placement_groups", head),
+                list("/api/v0/tasks", "tasks", head),
                 new Route("/api/cluster_status", false, q -> Route.Reply.json(reply("Got cluster status.",
                         ClusterStatusView.of(head.status())))),
                 new Route("/api/v0/logs/file", false, q -> actorLog(head, q)),
@@ -54,40 +50,32 @@ final class StateApi {
                 }));
     }
 
-    private static Route list(String path, HeadView head, Function<ClusterSnapshot, ArrayNode> rows, Set<String> filterable) {
+    /**
+     * Ray's {@code GET /api/v0/<table>?limit=&detail=&filter_keys=&filter_predicates=&filter_values=}
+     * (the filter parameters repeat, one of each per filter, ANDed), answered by the same
+     * query engine as the CLI's {@code state_list}.
+     */
+    private static Route list(String path, String table, HeadView head) {
         return new Route(path, false, q -> {
-            int limit = Query.integer(q, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
-            ArrayNode all = rows.apply(head.status());
-            String key = Query.text(q, "filter_keys", null);
-            ArrayNode kept = all;
-            if (key != null) {
-                if (!filterable.contains(key)) {
-                    throw new Route.HttpError(400, "The given filter column " + HttpFace.clip(key) + " is not supported. "
-                            + "Supported filter columns: " + new java.util.TreeSet<>(filterable));
-                }
-                String pred = Query.text(q, "filter_predicates", "=");
-                if (!pred.equals("=") && !pred.equals("!=")) {
-                    throw new Route.HttpError(400, "Unsupported filter predicate " + HttpFace.clip(pred)
-                            + " is given. Available predicates: =, !=.");
-                }
-                String value = Query.text(q, "filter_values", "");
-                kept = F.arrayNode();
-                for (JsonNode row : all) {
-                    if (row.path(key).asText().equalsIgnoreCase(value) == pred.equals("=")) kept.add(row);
-                }
+            int limit = Query.integer(q, "limit", StateQuery.DEFAULT_LIMIT, 1, StateQuery.MAX_LIMIT);
+            boolean detail = Query.bool(q, "detail", false);
+            List<String> keys = Query.all(q, "filter_keys");
+            List<String> predicates = Query.all(q, "filter_predicates");
+            List<String> values = Query.all(q, "filter_values");
+            if (predicates.size() != keys.size() || values.size() != keys.size()) {
+                throw new Route.HttpError(400, "filter_keys, filter_predicates and filter_values must come in threes "
+                        + "(one of each per filter), got " + keys.size() + ", " + predicates.size() + " and " + values.size());
             }
-            ArrayNode page = F.arrayNode();
-            for (int i = 0; i < Math.min(limit, kept.size()); i++) page.add(kept.get(i));
-            ObjectNode result = F.objectNode();
-            result.put("total", all.size());
-            result.put("num_after_truncation", page.size());
-            result.put("num_filtered", kept.size());
-            result.set("result", page);
-            result.put("partial_failure_warning", "");
-            result.putNull("warnings");
-            ObjectNode data = F.objectNode();
-            data.set("result", result);
-            return Route.Reply.json(reply("", data));
+            List<StateQuery.Filter> filters = new ArrayList<>();
+            for (int i = 0; i < keys.size(); i++) filters.add(new StateQuery.Filter(keys.get(i), predicates.get(i), values.get(i)));
+            try {
+                ObjectNode result = new StateQuery(table, filters, limit, detail).run(TABLES, head.status());
+                ObjectNode data = F.objectNode();
+                data.set("result", result);
+                return Route.Reply.json(reply("", data));
+            } catch (StateQuery.Invalid e) {
+                throw new Route.HttpError(400, e.getMessage());
+            }
         });
     }
 

@@ -74,6 +74,18 @@ public sealed interface Request {
     record Status(long rid) implements Request {
     }
 
+    /**
+     * One page of a state table ({@code ray list}, {@code ray get}): {@code filters} as sent
+     * ({@code [[key, predicate, value], ...]} or null), checked by the query engine; {@code id}
+     * (or null) keeps the one row of that id.
+     */
+    record StateList(long rid, String table, JsonNode filters, long limit, boolean detail, String id) implements Request {
+    }
+
+    /** {@code ray summary actors|tasks}: counts per class or name and state. */
+    record StateSummary(long rid, String table, JsonNode filters) implements Request {
+    }
+
     record Shutdown(long rid) implements Request {
     }
 
@@ -154,6 +166,9 @@ public sealed interface Request {
             case "pg_watch" -> new PgWatch(f.rid(), f.hex("pg_id", 36));
             case "cluster_state" -> new ClusterState(f.rid());
             case "status" -> new Status(f.rid());
+            case "state_list" -> new StateList(f.rid(), f.text("table"), h.get("filters"), f.optLong("limit", 100),
+                    f.optBool("detail", false), f.optText("id"));
+            case "state_summary" -> new StateSummary(f.rid(), f.text("table"), h.get("filters"));
             case "shutdown" -> new Shutdown(f.rid());
             case "daemon_stats" -> new DaemonStats(f.rid());
             case "doctor" -> new Doctor(f.rid());
