@@ -12,7 +12,8 @@ import java.util.logging.Logger;
 
 /**
  * Samples this node's accelerators' utilization and memory with its vendor tool
- * ({@link TelemetryTool}) every {@link #PERIOD_MILLIS}, and hands each result to a sink (the
+ * ({@link TelemetryTool}) {@link #FIRST_SAMPLE_MILLIS} after start, then every
+ * {@link #PERIOD_MILLIS}, and hands each result to a sink (the
  * cluster on the head, the link to the head on a joined node).
  *
  * <p>A tool must never block or load the daemon: at most one sample is in flight; one that
@@ -29,6 +30,7 @@ import java.util.logging.Logger;
 public final class AcceleratorTelemetry implements AutoCloseable {
     public static final long PERIOD_MILLIS = 5_000;
     public static final long TIMEOUT_MILLIS = 5_000;
+    static final long FIRST_SAMPLE_MILLIS = 1_000;
     static final int MAX_OUTPUT = 256 * 1024;
     private static final Logger LOG = Logger.getLogger(AcceleratorTelemetry.class.getName());
 
@@ -54,7 +56,8 @@ public final class AcceleratorTelemetry implements AutoCloseable {
         TelemetryTool tool = TelemetryTool.forNode(accelerators);
         if (tool == null) return null;
         AcceleratorTelemetry t = new AcceleratorTelemetry(tool, sink, TIMEOUT_MILLIS);
-        t.sampleSoon();
+        // the first one a moment after start: a fork then competes with the daemon's own start-up
+        Scheduler.system().after(FIRST_SAMPLE_MILLIS, t::sampleSoon);
         t.timer = Scheduler.system().every(PERIOD_MILLIS, t::sampleSoon);
         return t;
     }

@@ -57,6 +57,20 @@ class AcceleratorTelemetryTest {
     }
 
     @Test
+    void aSampleWhileOneIsInFlightStartsNoSecondTool() throws Exception {
+        Path started = dir.resolve("started");
+        AcceleratorTelemetry t = sampler("echo x >> " + started + "; exec sleep 600", 2_000);
+        Thread first = Thread.ofVirtual().start(t::sample);
+        while (!Files.exists(started)) Thread.sleep(10);
+        long start = System.nanoTime();
+        t.sample();
+        assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(500);
+        first.join();
+        assertThat(Files.readAllLines(started)).hasSize(1);
+        assertThat(t.latest().hung()).isTrue();
+    }
+
+    @Test
     void aFailingToolIsReportedWithItsExitAndFirstErrorLine() throws IOException {
         AcceleratorTelemetry t = sampler("echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA "
                 + "driver.' >&2; exit 9", 5_000);
