@@ -24,8 +24,8 @@ import java.util.logging.Logger;
  * tools) ends sampling: there is nothing to show. Output is read up to {@link #MAX_OUTPUT}
  * bytes.
  *
- * <p>Threads: the timer only starts a virtual thread; {@code inFlight} is guarded by
- * {@code this}; {@code latest} is written by the thread that finished a sample.
+ * <p>Threads: the timer only starts a virtual thread; {@code inFlight}, {@code killed} and
+ * {@code timer} are guarded by {@code this}; {@code latest} is written by the thread that finished a sample.
  */
 public final class AcceleratorTelemetry implements AutoCloseable {
     public static final long PERIOD_MILLIS = 5_000;
@@ -56,9 +56,15 @@ public final class AcceleratorTelemetry implements AutoCloseable {
         TelemetryTool tool = TelemetryTool.forNode(accelerators);
         if (tool == null) return null;
         AcceleratorTelemetry t = new AcceleratorTelemetry(tool, sink, TIMEOUT_MILLIS);
-        // the first one a moment after start: a fork then competes with the daemon's own start-up
-        Scheduler.system().after(FIRST_SAMPLE_MILLIS, t::sampleSoon);
-        t.timer = Scheduler.system().every(PERIOD_MILLIS, t::sampleSoon);
+        // the first one a moment after start (a fork then competes with the daemon's own
+        // start-up), the next ones a whole period apart from it
+        Scheduler.system().after(FIRST_SAMPLE_MILLIS, () -> {
+            synchronized (t) {
+                if (t.closed) return;
+                t.timer = Scheduler.system().every(PERIOD_MILLIS, t::sampleSoon);
+            }
+            t.sampleSoon();
+        });
         return t;
     }
 
@@ -170,9 +176,8 @@ public final class AcceleratorTelemetry implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         closed = true;
-        Scheduler.Timer t = timer;
-        if (t != null) t.cancel();
+        if (timer != null) timer.cancel();
     }
 }
