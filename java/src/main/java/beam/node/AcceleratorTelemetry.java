@@ -43,7 +43,19 @@ public final class AcceleratorTelemetry implements AutoCloseable {
     private volatile boolean closed;
     private Scheduler.Timer timer;
 
+    /** Starts the tool's process: {@link ProcessBuilder} outside tests. */
+    interface Starter {
+        Process start(List<String> command) throws IOException;
+    }
+
+    private final Starter starter;
+
     AcceleratorTelemetry(TelemetryTool tool, Consumer<DeviceTelemetry> sink, long timeoutMillis) {
+        this(tool, sink, timeoutMillis, command -> new ProcessBuilder(command).start());
+    }
+
+    AcceleratorTelemetry(TelemetryTool tool, Consumer<DeviceTelemetry> sink, long timeoutMillis, Starter starter) {
+        this.starter = starter;
         this.tool = tool;
         this.sink = sink;
         this.timeoutMillis = timeoutMillis;
@@ -92,7 +104,7 @@ public final class AcceleratorTelemetry implements AutoCloseable {
                 return;
             }
             try {
-                p = new ProcessBuilder(tool.command()).start();
+                p = starter.start(tool.command());
             } catch (IOException e) {
                 LOG.fine(() -> tool.name() + " cannot run (" + e.getMessage() + "): accelerator telemetry is off");
                 close();

@@ -70,6 +70,65 @@ class AcceleratorTelemetryTest {
         assertThat(t.latest().hung()).isTrue();
     }
 
+    /** A process as one stuck in the driver is: it never answers and a kill does not end it. */
+    static final class Unkillable extends Process {
+        final java.util.concurrent.CountDownLatch exited = new java.util.concurrent.CountDownLatch(1);
+        int kills;
+
+        @Override public java.io.OutputStream getOutputStream() { return java.io.OutputStream.nullOutputStream(); }
+        @Override public java.io.InputStream getInputStream() { return java.io.InputStream.nullInputStream(); }
+        @Override public java.io.InputStream getErrorStream() { return java.io.InputStream.nullInputStream(); }
+        @Override public int waitFor() throws InterruptedException { exited.await(); return 137; }
+        @Override public boolean waitFor(long t, java.util.concurrent.TimeUnit u) throws InterruptedException {
+            return exited.await(t, u);
+        }
+        @Override public int exitValue() {
+            if (exited.getCount() > 0) throw new IllegalThreadStateException("running");
+            return 137;
+        }
+        @Override public void destroy() { kills++; }
+        @Override public Process destroyForcibly() { kills++; return this; }
+        @Override public boolean isAlive() { return exited.getCount() > 0; }
+        @Override public long pid() { return 4242; }
+        @Override public java.util.stream.Stream<ProcessHandle> descendants() { return java.util.stream.Stream.empty(); }
+        @Override public java.util.concurrent.CompletableFuture<Process> onExit() {
+            return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    exited.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return this;
+            });
+        }
+    }
+
+    @Test
+    void aKilledToolThatDoesNotExitHoldsBackEverySampleAndSaysSo() {
+        List<Unkillable> started = new CopyOnWriteArrayList<>();
+        AcceleratorTelemetry t = new AcceleratorTelemetry(new TelemetryTool("nvidia-smi", "GPU", List.of("nvidia-smi"),
+                TelemetryParsers::csv), sent::add, 200, command -> {
+            Unkillable p = new Unkillable();
+            started.add(p);
+            return p;
+        });
+        t.sample();
+        assertThat(started).hasSize(1);
+        assertThat(started.get(0).kills).isPositive();
+        t.sample();
+        t.sample();
+        assertThat(started).hasSize(1); // no second one while the first lives
+        assertThat(t.latest().hung()).isTrue();
+        assertThat(t.latest().problem()).isEqualTo("nvidia-smi (pid 4242) did not answer in 1 s and has not exited "
+                + "after it was killed: a hung nvidia-smi usually means a driver or GPU fault; no new sample is started "
+                + "until it exits");
+        started.get(0).exited.countDown();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (started.size() == 1 && System.nanoTime() < deadline) t.sample(); // once it is gone, sampling resumes
+        assertThat(started).hasSize(2);
+        started.forEach(p -> p.exited.countDown()); // frees the pool thread the second one's onExit waits on
+    }
+
     @Test
     void aFailingToolIsReportedWithItsExitAndFirstErrorLine() throws IOException {
         AcceleratorTelemetry t = sampler("echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA "
