@@ -49,6 +49,8 @@ public final class AcceleratorTelemetry implements AutoCloseable {
     }
 
     private final Starter starter;
+    /** The node's device ids of the tool's resource; empty: keep every device the tool lists. */
+    private List<String> nodeIds = List.of();
 
     AcceleratorTelemetry(TelemetryTool tool, Consumer<DeviceTelemetry> sink, long timeoutMillis) {
         this(tool, sink, timeoutMillis, command -> new ProcessBuilder(command).start());
@@ -68,6 +70,7 @@ public final class AcceleratorTelemetry implements AutoCloseable {
         TelemetryTool tool = TelemetryTool.forNode(accelerators);
         if (tool == null) return null;
         AcceleratorTelemetry t = new AcceleratorTelemetry(tool, sink, TIMEOUT_MILLIS);
+        t.nodeIds = List.copyOf(accelerators.get(tool.resource()).ids());
         // the first one a moment after start (a fork then competes with the daemon's own
         // start-up), the next ones a whole period apart from it
         Scheduler.system().after(FIRST_SAMPLE_MILLIS, () -> {
@@ -151,7 +154,7 @@ public final class AcceleratorTelemetry implements AutoCloseable {
             }
             try {
                 publish(DeviceTelemetry.sampled(tool.name(), tool.resource(), System.currentTimeMillis(),
-                        tool.parser().apply(out[0])));
+                        ownDevices(tool.parser().apply(out[0]))));
             } catch (IllegalArgumentException e) {
                 publish(latest.failed("cannot read what " + tool.name() + " printed: " + e.getMessage(), false));
             }
@@ -160,6 +163,18 @@ public final class AcceleratorTelemetry implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * The devices that are this node's: a tool lists every device of the host, and a node
+     * started with a visibility variable (CUDA_VISIBLE_DEVICES=3,5) has only those, by
+     * index or UUID. Where none matches (ids the tool does not use) every device is kept,
+     * so that a node shows what its host has rather than nothing.
+     */
+    List<DeviceTelemetry.Device> ownDevices(List<DeviceTelemetry.Device> all) {
+        List<DeviceTelemetry.Device> own = all.stream()
+                .filter(d -> nodeIds.contains(d.index()) || (d.uuid() != null && nodeIds.contains(d.uuid()))).toList();
+        return own.isEmpty() ? all : own;
     }
 
     private void publish(DeviceTelemetry t) {

@@ -130,6 +130,19 @@ class AcceleratorTelemetryTest {
     }
 
     @Test
+    void aNodeStartedWithSomeDevicesVisibleKeepsOnlyThoseByIndexOrUuid() throws Exception {
+        var accelerators = java.util.Map.of("GPU", new beam.cluster.NodeAccelerator(beam.cluster.AcceleratorKind.NVIDIA_GPU,
+                List.of("1", "GPU-cc"), null, beam.cluster.NodeAccelerator.VISIBLE));
+        try (AcceleratorTelemetry t = AcceleratorTelemetry.start(accelerators, sent::add)) {
+            var all = List.of(new DeviceTelemetry.Device("0", "GPU-aa", "H200", 1.0, 1, 2),
+                    new DeviceTelemetry.Device("1", "GPU-bb", "H200", 1.0, 1, 2),
+                    new DeviceTelemetry.Device("2", "GPU-cc", "H200", 1.0, 1, 2));
+            assertThat(t.ownDevices(all)).extracting(DeviceTelemetry.Device::index).containsExactly("1", "2");
+            assertThat(t.ownDevices(all.subList(0, 1))).hasSize(1); // nothing matches: the host's devices
+        }
+    }
+
+    @Test
     void aFailingToolIsReportedWithItsExitAndFirstErrorLine() throws IOException {
         AcceleratorTelemetry t = sampler("echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA "
                 + "driver.' >&2; exit 9", 5_000);
