@@ -172,6 +172,9 @@ def main():
         # what nvidia-smi prints here for the query the daemon runs, against what the head shows
         rows = [[f.strip() for f in line.split(",")] for line in nvidia_smi(*TELEMETRY_QUERY)]
         expect(rows and all(len(r) == 6 for r in rows), f"nvidia-smi's telemetry query printed {rows}")
+        if visible is not None:  # the node keeps the GPUs it was started with, by index or UUID
+            ids = {v.strip() for v in visible.split(",")}
+            rows = [r for r in rows if r[0] in ids or r[1] in ids] or rows
         deadline = time.monotonic() + 15  # the first sample is taken at start, then every 5 s
         while True:
             head = [x for x in json.loads(ray_cli("status", "--json"))["nodes"] if x.get("IsHead")][0]
