@@ -3,7 +3,8 @@
     python tools/gpu_check.py [--fake]
 
 One line per check (PASS/FAIL name: detail), then a total; exit 1 if any failed. With a
-GPU: torch allocates on the device each actor was given, NCCL all-reduces over every GPU
+GPU: the daemon's telemetry sample must match what nvidia-smi prints for the same query and
+show in `ray status`; torch allocates on the device each actor was given, NCCL all-reduces over every GPU
 through a TCPStore opened by actor 0 on its node IP, and a SIGKILLed worker's memory must
 come back (nvidia-smi). --fake (CI, no GPU): the daemon sees GPUs of a fake device tree
 and a fake nvidia-smi (set up by gpu_check.sh), allocations are host memory, and the
@@ -11,7 +12,9 @@ all-reduce is a sum over a TCP rendezvous opened the same way; every scheduling,
 visibility, death and timing check is the real one.
 """
 import argparse
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -108,6 +111,18 @@ def nvidia_smi(*args):
     return done.stdout.strip().splitlines() if done.returncode == 0 else []
 
 
+TELEMETRY_QUERY = ("--query-gpu=index,uuid,name,utilization.gpu,memory.used,memory.total",
+                   "--format=csv,noheader,nounits")
+
+
+def ray_cli(*args):
+    """`ray ARGS` against this check's cluster (gpu_check.sh exports RAY_TMPDIR)."""
+    temp = ["--temp-dir", os.environ["RAY_TMPDIR"]] if os.environ.get("RAY_TMPDIR") else []
+    done = subprocess.run([shutil.which("ray") or "ray", *args, *temp], capture_output=True, text=True, timeout=60)
+    expect(done.returncode == 0, f"ray {' '.join(args)} failed: {done.stderr[-500:]}")
+    return done.stdout
+
+
 def gpu_memory_used_mib(gpu_id):
     lines = nvidia_smi("--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", str(gpu_id))
     return int(lines[0]) if lines else None
@@ -152,6 +167,35 @@ def main():
         # the model comes from the driver's /proc files or nvidia-smi; a container may hide both
         expect(all(t in " ".join(smi) for t in types), f"beam's model {types} is not in {smi}")
         return f"{n} GPUs as {where} names them, model {types or 'not named'}"
+
+    def telemetry():
+        # what nvidia-smi prints here for the query the daemon runs, against what the head shows
+        rows = [[f.strip() for f in line.split(",")] for line in nvidia_smi(*TELEMETRY_QUERY)]
+        expect(rows and all(len(r) == 6 for r in rows), f"nvidia-smi's telemetry query printed {rows}")
+        if visible is not None:  # the node keeps the GPUs it was started with, by index or UUID
+            ids = {v.strip() for v in visible.split(",")}
+            rows = [r for r in rows if r[0] in ids or r[1] in ids] or rows
+        deadline = time.monotonic() + 15  # the first sample is taken at start, then every 5 s
+        while True:
+            head = [x for x in json.loads(ray_cli("status", "--json"))["nodes"] if x.get("IsHead")][0]
+            t = head.get("BeamTelemetry") or {}
+            if t.get("devices") or t.get("problem") or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        expect(not t.get("problem"), f"the daemon's sample failed: {t.get('problem')}")
+        got = {d["index"]: d for d in t.get("devices", [])}
+        expect(sorted(got) == sorted(r[0] for r in rows), f"beam sampled devices {sorted(got)}, nvidia-smi lists "
+               f"{[r[0] for r in rows]}")
+        for r in rows:
+            d = got[r[0]]
+            expect(d["uuid"] == r[1] and d["name"] == r[2] and d["memory_total_mib"] == int(r[5]),
+                   f"GPU {r[0]}: beam read {d}, nvidia-smi printed {r}")
+        shown = ray_cli("status").split("Accelerator telemetry", 1)
+        first = rows[0]
+        expect(len(shown) == 2 and f" GPU {first[0]} {first[2]}: " in shown[1], f"ray status does not show GPU {first[0]}")
+        d = got[first[0]]
+        return (f"{len(got)} GPUs sampled by {t['tool']}; GPU {first[0]} {d['utilization_gpu']}% busy, "
+                f"{d['memory_used_mib']}/{d['memory_total_mib']} MiB, as ray status shows")
 
     def one_gpu():
         a = GpuWorker.options(num_gpus=1).remote(FAKE)
@@ -224,7 +268,7 @@ def main():
         return f"reported dead {dead_after:.2f} s after SIGKILL, {freed}"
 
     report.check("detect", detect)
-    for name, fn in (("one_gpu_actor", one_gpu), ("half_gpus_share", halves), ("noset", noset),
+    for name, fn in (("telemetry", telemetry), ("one_gpu_actor", one_gpu), ("half_gpus_share", halves), ("noset", noset),
                      ("all_reduce", all_reduce), ("sigkill_frees", sigkill)):
         if n == 0:
             report.check(name, lambda: expect(False, "no GPU detected: skipped"))

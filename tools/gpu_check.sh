@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The first-real-GPU check: beam's GPU detection, device mapping, sharing, NOSET, NCCL over a
-# TCPStore on the node IP, and a SIGKILLed GPU worker, on one machine; one line per check,
-# all in under 5 minutes (tools/gpu_check.py has the checks).
+# The first-real-GPU check: beam's GPU detection, its telemetry (the real nvidia-smi's output
+# parsed and shown in `ray status`), device mapping, sharing, NOSET, NCCL over a TCPStore on
+# the node IP, and a SIGKILLed GPU worker, on one machine; one line per check, all in under 5
+# minutes (tools/gpu_check.py has the checks).
 #
 #   tools/gpu_check.sh --pack DIR      here (network): beam's wheel (Java runtime inside),
 #                                      cloudpickle's wheel and these two files into DIR
@@ -55,9 +56,17 @@ if [ "$MODE" = fake ]; then
   PY="$ROOT/.venv/bin/python"
   mkdir -p "$WORK/bin" "$WORK/devices"
   {
+    # -L for detection, the telemetry query for the daemon's samples; anything else fails
     echo '#!/bin/sh'
-    echo 'case "$1" in -L) ;; *) exit 9 ;; esac'
-    for i in $(seq 0 $((FAKE_GPUS - 1))); do echo "echo 'GPU $i: NVIDIA FAKE100 (UUID: GPU-fake-$i)'"; done
+    echo 'case "$1" in'
+    echo '  -L)'
+    for i in $(seq 0 $((FAKE_GPUS - 1))); do echo "    echo 'GPU $i: NVIDIA FAKE100 (UUID: GPU-fake-$i)'"; done
+    echo '    ;;'
+    echo '  --query-gpu=index,uuid,name,utilization.gpu,memory.used,memory.total)'
+    for i in $(seq 0 $((FAKE_GPUS - 1))); do echo "    echo '$i, GPU-fake-$i, NVIDIA FAKE100, $((10 * i)), $((100 + i)), 81559'"; done
+    echo '    ;;'
+    echo '  *) exit 9 ;;'
+    echo 'esac'
   } > "$WORK/bin/nvidia-smi"
   chmod +x "$WORK/bin/nvidia-smi"
   export PATH="$WORK/bin:$ROOT/.venv/bin:$PATH" BEAM_DEVICE_ROOT="$WORK/devices"

@@ -272,10 +272,10 @@ class BeamCluster:
         self.token = open(token_file).read().strip() if os.path.exists(token_file) else None
         return done
 
-    def join(self, host, gpus=2, cpus=2, token="<head>", extra=(), check=True, fresh_dir=False):
+    def join(self, host, gpus=2, cpus=2, token="<head>", extra=(), check=True, fresh_dir=False, env_extra=None):
         """``ray start --address HEAD:PORT`` on ``host``; ``token`` None means no token."""
         base = self.temp_dir(host, fresh=fresh_dir)
-        env = host_env()
+        env = host_env(**(env_extra or {}))
         if token == "<head>":
             token = self.token
         if token is not None:

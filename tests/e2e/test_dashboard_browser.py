@@ -1,7 +1,8 @@
 """The dashboard in a real headless Chromium on a 2-host cluster (network namespaces) with an
-actor holding a GPU on the worker, a call of it stuck past the head's --long-call-seconds, a
-dead actor and a pending placement group: the test reads the rendered DOM, clicking the
-dead actor shows its log tail, and the busy actor's Stack button its Python stack.
+actor holding a GPU on the worker, whose fake nvidia-smi reports utilization and memory, a
+call of it stuck past the head's --long-call-seconds, a dead actor and a pending placement
+group: the test reads the rendered DOM, clicking the dead actor shows its log tail, and the
+busy actor's Stack button its Python stack.
 
 The browser runs on the head's host, where the dashboard listens on 127.0.0.1:8265 (the
 default). BEAM_DASHBOARD_SCREENSHOT=PATH saves a screenshot there (docs/dashboard.png is one).
@@ -52,8 +53,15 @@ time.sleep(600)
 """
 
 
+# the worker's nvidia-smi: the telemetry query's CSV, one line per GPU
+FAKE_NVIDIA_SMI = """#!/bin/sh
+echo "0, GPU-aaaa-0000, NVIDIA H200, 42, 2048, 143771"
+echo "1, GPU-bbbb-1111, NVIDIA H200, 7, 512, 143771"
+"""
+
+
 @pytest.fixture
-def cluster():
+def cluster(tmp_path):
     reason = netns.unavailable_reason()
     if reason:
         pytest.skip(f"network namespaces unavailable ({reason})")
@@ -62,8 +70,11 @@ def cluster():
     hosts = netns.make_hosts("netns", 2)
     c = BeamCluster(hosts)
     try:
+        tool = tmp_path / "nvidia-smi"
+        tool.write_text(FAKE_NVIDIA_SMI)
+        tool.chmod(0o755)
         c.start_head(hosts[0], extra=("--long-call-seconds", "1"))
-        c.join(hosts[1])
+        c.join(hosts[1], env_extra={"PATH": f"{tmp_path}:{os.environ['PATH']}"})
         yield c
     finally:
         try:
@@ -96,8 +107,12 @@ def test_dashboard_renders_the_cluster_an_actors_log_and_a_stack(cluster):
     assert "GPU 1/2" in nodes[worker.ip][4] and "GPU 0/2" in nodes[head.ip][4]
     gpus = [r for r in dom["gpus"] if r[1] == "GPU"]
     assert len(gpus) == 4, dom["gpus"]
-    held = [r for r in gpus if "Engine" in r[4]]
+    held = [r for r in gpus if "Engine" in r[6]]
     assert len(held) == 1 and held[0][0] == worker.ip, dom["gpus"]
+    sampled = {r[2]: r for r in gpus if r[0] == worker.ip}
+    assert sampled["0"][4] == "42 %" and sampled["0"][5] == "2048 / 143771 MiB", dom["gpus"]
+    assert sampled["1"][4] == "7 %" and sampled["1"][5] == "512 / 143771 MiB", dom["gpus"]
+    assert all(r[4] == "" and r[5] == "" for r in gpus if r[0] == head.ip), dom["gpus"]  # no tool there
     assert all(r[3].startswith("NVIDIA") for r in gpus), dom["gpus"]  # declared GPUs are NVIDIA's, as in Ray
     actors = {r[1]: r for r in dom["actors"]}
     assert actors[ready["engine"]][2] == "ALIVE" and actors[ready["engine"]][4] == worker.ip

@@ -8,7 +8,7 @@ import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "tools", "gpu_check.sh")
-CHECKS = ("detect", "one_gpu_actor", "half_gpus_share", "noset", "all_reduce", "sigkill_frees")
+CHECKS = ("detect", "telemetry", "one_gpu_actor", "half_gpus_share", "noset", "all_reduce", "sigkill_frees")
 
 
 def run(**env):
@@ -25,6 +25,7 @@ def test_fake_mode_passes_every_check_with_one_line_each():
     assert all(l.startswith("PASS") for l in lines), done.stdout
     assert "2 GPUs as nvidia-smi -L names them, model ['FAKE100']" in done.stdout
     assert "socket sum over 2 GPUs" in done.stdout and ": 3 everywhere" in done.stdout
+    assert "2 GPUs sampled by nvidia-smi; GPU 0 0.0% busy, 100/81559 MiB, as ray status shows" in done.stdout
     assert done.stdout.strip().splitlines()[-1].startswith("OK: 0 failed")
 
 

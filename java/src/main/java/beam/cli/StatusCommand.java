@@ -93,6 +93,7 @@ public final class StatusCommand implements Callable<Integer> {
             }
         }
         if (holders == 0) out.append(" (none)\n");
+        out.append(TelemetryLines.format(s, System.currentTimeMillis()));
         out.append("\nDemands:\n");
         int pending = 0;
         for (JsonNode g : s.path("placement_groups")) {

@@ -215,11 +215,24 @@ public final class Cluster {
 
     /**
      * Facts a node reported after its join (its HTTP ports, the head's version warnings about
-     * it): merged into what it said at the join.
+     * it): merged into what it said at the join; its {@code telemetry}, when it sends one,
+     * replaces its last (a malformed one is shown as the node's problem).
      */
     public synchronized void onNodeFacts(String nodeId, ObjectNode facts) {
         Node node = nodes.get(nodeId);
-        if (node != null) node.facts = node.facts.merge(facts);
+        if (node == null) return;
+        if (facts.has("telemetry")) {
+            // the node's accelerator sample rides the facts path but is kept apart: it changes every few seconds
+            ObjectNode rest = facts.deepCopy();
+            try {
+                node.telemetry = DeviceTelemetry.fromJson(rest.remove("telemetry"));
+            } catch (IllegalArgumentException e) {
+                node.telemetry = DeviceTelemetry.NONE.failed("the node sent a sample the head cannot read: "
+                        + e.getMessage(), false);
+            }
+            facts = rest;
+        }
+        if (!facts.isEmpty()) node.facts = node.facts.merge(facts);
     }
 
     /** The head node's facts, the ones every joined node's versions are compared with. */

@@ -42,6 +42,8 @@ public final class Node {
     private volatile long rttMicros = -1;
     /** What the node reported about its host (versions, interfaces, accelerators, ports); replaced, never changed. */
     HostFacts facts = HostFacts.none();
+    /** Its accelerators' last utilization and memory sample; replaced, never changed. */
+    DeviceTelemetry telemetry = DeviceTelemetry.NONE;
 
     public Node(String id, String ip, String hostname, boolean head, Resources total,
                 Map<String, NodeAccelerator> accelerators, NodeLink link) {
@@ -115,10 +117,15 @@ public final class Node {
         return facts;
     }
 
+    /** Its accelerators' last sample (read with the cluster lock held). */
+    public DeviceTelemetry telemetry() {
+        return telemetry;
+    }
+
     /** This node as it is now, its resources and facts copied (call with the cluster lock held). */
     NodeSnapshot snapshot() {
         return new NodeSnapshot(id, ip, hostname, head, alive, deathReason, total.copy(), available.copy(), accelerators,
-                gpuIds, startedMillis, rttMicros, facts);
+                gpuIds, startedMillis, rttMicros, facts, telemetry);
     }
 
     /** Asks this node a question by kind (see {@link NodeLink#ask}). */

@@ -8,8 +8,10 @@ import java.util.Map;
  *
  * @param rttMicros the last heartbeat round trip to its daemon, or -1 (the head's own node, or none yet)
  * @param facts     what the node reported about its host
+ * @param telemetry its accelerators' last utilization and memory sample ({@link DeviceTelemetry#NONE} if none)
  */
 public record NodeSnapshot(String id, String ip, String hostname, boolean head, boolean alive, String deathReason,
                            Resources total, Resources available, Map<String, NodeAccelerator> accelerators,
-                           List<String> gpuIds, long startedMillis, long rttMicros, HostFacts facts) {
+                           List<String> gpuIds, long startedMillis, long rttMicros, HostFacts facts,
+                           DeviceTelemetry telemetry) {
 }

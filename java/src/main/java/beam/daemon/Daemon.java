@@ -105,6 +105,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                     this::requestShutdown);
         }
         startHttp();
+        node.startTelemetry(facts -> cluster.onNodeFacts(nodeId, facts));
         LOG.info("beam daemon " + nodeId + " serving on " + session.socketPath() + " and " + gcsAddress);
         return this;
     }

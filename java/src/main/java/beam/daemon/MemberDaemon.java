@@ -67,6 +67,7 @@ public final class MemberDaemon implements RunningDaemon {
         link.startReading(unixListener);
         node.pythonVersions.thenAccept(py -> link.send(new LinkMessage.NodeVersions(py)));
         node.startHttp(this::healthProblem, null, null, facts -> link.send(new LinkMessage.NodeFacts(facts)));
+        node.startTelemetry(facts -> link.send(new LinkMessage.NodeFacts(facts)));
         LOG.info("joined the head at " + config.headAddress() + " as node " + nodeIp + " (" + nodeId + ")");
         return this;
     }

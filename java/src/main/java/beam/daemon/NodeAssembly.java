@@ -14,6 +14,9 @@ import beam.http.HeadView;
 import beam.http.NodeHttp;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
+import beam.cluster.DeviceTelemetry;
+import beam.metrics.GpuStats;
+import beam.node.AcceleratorTelemetry;
 import beam.node.ActorEvents;
 import beam.node.NodeAgent;
 import beam.node.ProcessCap;
@@ -59,6 +62,8 @@ final class NodeAssembly {
     private NodeAgent agent;
     private Listener unixListener;
     private NodeHttp http;
+    /** Samples this node's accelerators' load; null where none has a tool that reports it. */
+    private AcceleratorTelemetry telemetry;
 
     /** {@code routeTo}: the host whose route names this node's IP unless the config sets one. */
     NodeAssembly(DaemonConfig config, SessionDir session, String routeTo) {
@@ -101,7 +106,7 @@ final class NodeAssembly {
                    Consumer<ObjectNode> portsFact) {
         if (config.http() == null) return;
         http = new NodeHttp(config.http(), config.authToken(), health, head,
-                new NodeMetrics(userMetrics, health, cluster));
+                new NodeMetrics(userMetrics, health, cluster, new GpuStats(nodeIp, cluster != null, this::latestTelemetry)));
         http.startInBackground((ports, error) -> {
             ObjectNode facts = JsonNodeFactory.instance.objectNode();
             ports.forEach(facts.putObject("http_ports")::put);
@@ -114,8 +119,26 @@ final class NodeAssembly {
         });
     }
 
+    /**
+     * Starts sampling the accelerators' utilization and memory where this node has a tool for
+     * them; each sample goes to {@code facts} (the cluster or the head) as the {@code telemetry} fact.
+     */
+    void startTelemetry(Consumer<ObjectNode> facts) {
+        telemetry = AcceleratorTelemetry.start(accelerators, t -> {
+            ObjectNode f = JsonNodeFactory.instance.objectNode();
+            f.set("telemetry", t.toJson());
+            facts.accept(f);
+        });
+    }
+
+    private DeviceTelemetry latestTelemetry() {
+        AcceleratorTelemetry t = telemetry;
+        return t == null ? DeviceTelemetry.NONE : t.latest();
+    }
+
     /** The first step of stopping: no new local client. */
     void stopAccepting() {
+        if (telemetry != null) telemetry.close();
         if (unixListener != null) unixListener.close();
     }
 

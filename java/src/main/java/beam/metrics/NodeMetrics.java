@@ -25,7 +25,8 @@ import java.util.logging.Logger;
 /**
  * One node's Prometheus metrics, built from its state at each scrape (nothing is counted
  * twice or kept for it): the daemon process's own, the user's {@code ray.util.metrics}, and
- * on the head the cluster's (resources, actors, placement groups, nodes, calls). Ray's
+ * its accelerators' telemetry ({@link GpuStats}), and on the head the cluster's (resources,
+ * actors, placement groups, nodes, calls). Ray's
  * names where Ray has one; the list is in docs/METRICS.md.
  */
 public final class NodeMetrics {
@@ -42,11 +43,17 @@ public final class NodeMetrics {
     private final UserMetrics user;
     private final Supplier<String> healthProblem;
     private final ClusterSource cluster; // null on a joined node
+    private final GpuStats gpus;
 
     public NodeMetrics(UserMetrics user, Supplier<String> healthProblem, ClusterSource cluster) {
+        this(user, healthProblem, cluster, GpuStats.none());
+    }
+
+    public NodeMetrics(UserMetrics user, Supplier<String> healthProblem, ClusterSource cluster, GpuStats gpus) {
         this.user = user;
         this.healthProblem = healthProblem;
         this.cluster = cluster;
+        this.gpus = gpus;
     }
 
     /** The text format Prometheus scrapes. */
@@ -55,6 +62,7 @@ public final class NodeMetrics {
         ProcessStats.add(out);
         out.add(gauge("beam_node_healthy", "1 while this node's health probes answer success, else 0",
                 Map.of(Labels.EMPTY, healthProblem.get() == null ? 1.0 : 0.0)));
+        gpus.add(out);
         if (cluster != null) ClusterStats.add(out, cluster);
         java.util.Set<String> taken = new java.util.HashSet<>();
         for (MetricSnapshot m : out) taken.add(m.getMetadata().getPrometheusName());

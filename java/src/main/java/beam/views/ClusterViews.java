@@ -126,6 +126,7 @@ public final class ClusterViews {
         o.put("StartTimeMs", n.startedMillis());
         if (n.rttMicros() >= 0) o.put("BeamHeartbeatRttMicros", n.rttMicros());
         o.set("BeamFacts", n.facts().toJson());
+        if (n.telemetry().tool() != null || n.telemetry().problem() != null) o.set("BeamTelemetry", n.telemetry().toJson());
         return o;
     }
 

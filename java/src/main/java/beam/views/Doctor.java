@@ -3,6 +3,7 @@ package beam.views;
 import beam.cluster.CallSnapshot;
 import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
+import beam.cluster.DeviceTelemetry;
 import beam.cluster.HostFacts;
 import beam.cluster.Node;
 import beam.cluster.NodeAccelerator;
@@ -63,6 +64,9 @@ public final class Doctor {
             if (facts.versionWarnings() != null) {
                 for (String w : facts.versionWarnings()) problems.add("version mismatch: " + w);
             }
+            DeviceTelemetry telemetry = n.telemetry();
+            if (telemetry.tool() != null) r.set("telemetry", telemetry.toJson());
+            if (telemetry.problem() != null) problems.add("node " + n.ip() + ": " + telemetry.problem());
             for (var it = facts.accelerators().fields(); it.hasNext(); ) {
                 var e = it.next();
                 JsonNode a = e.getValue();

@@ -43,7 +43,9 @@ function versions(node) {
 
 // Every accelerator resource a node has, by kind: its device ids and vendor from the node's
 // `Accelerators` (what the daemon probed or was told), else numbered; the actor holding each
-// id, from the actors' `accelerator_ids` (resource -> ids).
+// id, from the actors' `accelerator_ids` (resource -> ids); each device's utilization and
+// memory from the node's `BeamTelemetry` (its vendor tool's last sample) and, where the tool
+// hung or failed, what it said instead.
 function accelerators(status) {
   const holders = {};
   for (const a of status.actors || []) {
@@ -65,7 +67,15 @@ function accelerators(status) {
         : kind === "GPU" && (n.GpuIds || []).length ? n.GpuIds
         : Array.from({length: Math.floor((n.Resources || {})[kind] || 0)}, (_, i) => String(i));
       const vendor = [a.vendor, a.type].filter(Boolean).join(" ");
-      for (const id of ids) rows.push({ip: n.NodeManagerAddress, kind, id, vendor, holder: holders[n.NodeID + "/" + kind + "/" + id] || ""});
+      const t = n.BeamTelemetry && n.BeamTelemetry.resource === kind ? n.BeamTelemetry : null;
+      for (const id of ids) {
+        const d = t ? (t.devices || []).find(x => x.index === id) : null;
+        const busy = d ? (d.utilization_gpu === null ? "n/a" : d.utilization_gpu.toFixed(0) + " %") : "";
+        const util = t && t.problem ? (busy ? busy + " (last good sample): " : "") + t.problem : busy;
+        const memory = d ? d.memory_used_mib + " / " + d.memory_total_mib + " MiB" : "";
+        rows.push({ip: n.NodeManagerAddress, kind, id, vendor, util, memory, problem: t ? t.problem : null,
+                   holder: holders[n.NodeID + "/" + kind + "/" + id] || ""});
+      }
     }
   }
   return rows;
@@ -123,7 +133,10 @@ function render(status) {
     cell(r, n.Alive ? "ALIVE" : "DEAD: " + (n.DeathReasonMessage || ""), n.Alive ? "ALIVE" : "DEAD");
     cell(r, n.Alive ? resources(n) : ""); cell(r, versions(n));
   });
-  fill("gpus", accelerators(status), (r, g) => { cell(r, g.ip, "mono"); cell(r, g.kind); cell(r, g.id); cell(r, g.vendor); cell(r, g.holder || "(free)"); });
+  fill("gpus", accelerators(status), (r, g) => {
+    cell(r, g.ip, "mono"); cell(r, g.kind); cell(r, g.id); cell(r, g.vendor);
+    cell(r, g.util, g.problem ? "cause" : ""); cell(r, g.memory); cell(r, g.holder || "(free)");
+  });
   fill("actors", actorRows(status), (r, a) => {
     r.className = "actor"; r.dataset.actor = a.actor_id;
     r.addEventListener("click", () => showLog(a.actor_id));
