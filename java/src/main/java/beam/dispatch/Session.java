@@ -235,6 +235,7 @@ public final class Session implements FramedClient {
             case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.state(cluster)));
             case Request.Status s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.status(cluster)));
             case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), Doctor.run(cluster)));
+            case Request.Logs l -> LogRequests.answer(cluster, l, out);
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
