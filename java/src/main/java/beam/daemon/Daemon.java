@@ -11,6 +11,7 @@ import beam.dispatch.LocalClient;
 import beam.dispatch.Origin;
 import beam.http.CachedView;
 import beam.http.HeadView;
+import beam.views.ClusterLogs;
 import beam.link.HeadGate;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
@@ -113,8 +114,8 @@ public final class Daemon implements DaemonContext, RunningDaemon {
             }
 
             @Override
-            public String actorLog(String actorId, int lines) {
-                return cluster.actorLogTail(actorId, lines);
+            public ObjectNode log(ClusterLogs.Ask ask) throws ClusterLogs.Refused {
+                return ClusterLogs.read(cluster, ask);
             }
         };
         NodeMetrics.ClusterSource source = new NodeMetrics.ClusterSource() {
