@@ -182,7 +182,7 @@ def test_follow_ends_with_a_message_when_the_actor_dies(two_hosts, talker):
 def test_bad_ids_and_what_an_attacker_would_try(two_hosts, talker):
     head, member = two_hosts
     unknown = logs(head, "actor", "--id", "ab" * 16)
-    assert unknown.returncode == 1 and f"no actor {'ab' * 16} in this cluster" in unknown.stderr
+    assert unknown.returncode == 1 and f"Actor ID {'ab' * 16} not found" in unknown.stderr
     malformed = logs(head, "actor", "--id", "../../auth_token")
     assert malformed.returncode == 2 and "not an actor id" in malformed.stderr
     # a secret next to the session folder, and a link to it planted inside logs/

@@ -66,8 +66,8 @@ public final class ClusterLogs {
         if (ask.actorId() != null) {
             actor = findActor(cluster, ask.actorId());
             if (actor == null) {
-                throw new Refused(404, "no actor " + ask.actorId() + " in this cluster (it never existed, or died "
-                        + "long ago); `ray list actors` names the actors there are");
+                throw new Refused(404, "Actor ID " + ask.actorId() + " not found: no such actor in this cluster (it "
+                        + "never existed, or died long ago); `ray list actors` names the actors there are");
             }
             if (actor.nodeId() == null || actor.pid() <= 0) {
                 throw new Refused(404, "actor " + ask.actorId() + " has no process yet (state " + actor.state()
