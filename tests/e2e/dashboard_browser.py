@@ -60,7 +60,7 @@ def main():
 
         def log_tail():
             shown = text(driver, "log")
-            return shown if expect["log_line"] in shown else None
+            return shown if expect["log_line"] in shown and "(stderr)" in shown else None
 
         log = wait("the log tail", log_tail)
         if len(sys.argv) > 3:
