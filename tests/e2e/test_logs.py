@@ -223,3 +223,43 @@ def test_the_dashboards_log_tail_reads_the_joined_nodes_file(two_hosts, talker):
     for bad in ("filename=../auth_token&node_ip=127.0.0.2", "filename=%2Fetc%2Fpasswd", "actor_id=" + "0" * 31):
         assert get(port, "/api/v0/logs/file?" + bad)[0] == 400, bad
     assert get(port, "/api/v0/logs/file?actor_id=" + "0" * 32)[0] == 404
+
+
+def test_follow_ends_with_a_message_when_the_actors_node_goes():
+    """Its own cluster: the joined node is stopped under a follow run on the head."""
+    head, member = (tempfile.mkdtemp(prefix=f"beam-lgn{i}-") for i in range(2))
+    try:
+        assert ray_cli(["start", "--head", "--port", "0", "--temp-dir", head, "--num-cpus", "1",
+                        "--node-ip-address", "127.0.0.1", "--include-dashboard=false",
+                        "--dashboard-agent-listen-port", "0", "--metrics-export-port", "0"]).returncode == 0
+        with open(os.path.join(head, "session_latest", "auth_token")) as f:
+            token = f.read().strip()
+        assert ray_cli(["start", "--address", node_json(head)["address"], "--temp-dir", member, "--num-cpus", "1",
+                        "--node-ip-address", "127.0.0.2", "--dashboard-agent-listen-port", "0",
+                        "--metrics-export-port", "0"], RAY_AUTH_TOKEN=token).returncode == 0
+        driver = subprocess.Popen([VENV_PYTHON, "-c", driver_script(DRIVER)], env=beam_env(head),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            actor = json.loads(read_line_with(driver, "@@READY", timeout=90)[-1].split(" ", 1)[1])
+            follow = subprocess.Popen([RAY_BIN, "logs", "actor", "--id", actor["id"], "-f", "--temp-dir", head],
+                                      env=beam_env(head), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                read_line_with(follow, "line 49", timeout=30)
+                assert ray_cli(["stop", "--temp-dir", member], timeout=30).returncode == 0
+                code = follow.wait(20)
+                err = follow.stderr.read()
+                # the actor's death (its node stopped it) or the node's, whichever the follow saw first
+                saw_actor_die = code == 0 and f"actor {actor['id']} is dead" in err
+                saw_node_go = code == 1 and "node 127.0.0.2" in err
+                assert saw_actor_die or saw_node_go, (code, err)
+                print(f"follow ended with {code}: {err.strip()}")
+            finally:
+                finish(follow)
+        finally:
+            finish(driver)
+    finally:
+        for d in (member, head):
+            ray_cli(["stop", "--temp-dir", d], timeout=30)
+        wait_gone(base=head, within=10)
+        for d in (head, member):
+            shutil.rmtree(d, ignore_errors=True)

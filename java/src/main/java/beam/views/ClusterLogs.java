@@ -109,7 +109,7 @@ public final class ClusterLogs {
     /** The node's answer, or Refused naming the node when it failed, refused or did not answer in time. */
     private static JsonNode answer(Node node, String kind, ObjectNode args) throws Refused {
         String who = "node " + node.ip() + " (" + node.id() + ")";
-        if (!node.alive()) throw new Refused(503, who + " is dead (" + node.deathReason() + "): its log files went with it");
+        if (!node.alive()) throw new Refused(503, who + " is dead (" + node.deathReason() + "): only its own daemon reads its log files, and it is gone");
         JsonNode result;
         try {
             result = node.ask(kind, args).get(ASK_WAIT_SECONDS, TimeUnit.SECONDS);
