@@ -118,6 +118,13 @@ def test_worker_by_pid_on_the_node_named(two_hosts, talker):
     assert out.returncode == 0 and out.stdout == "line 49\n", out.stdout + out.stderr
     found = logs(two_hosts[1], "worker", "--pid", pid, "--tail", "1")  # no IP: the node running that pid
     assert found.returncode == 0 and found.stdout == "line 49\n", found.stdout + found.stderr
+    member_id = node_json(two_hosts[1])["node_id"]
+    by_id = logs(two_hosts[0], "worker", "--pid", pid, "--node-id", member_id, "--tail", "1")
+    assert by_id.returncode == 0 and by_id.stdout == "line 49\n", by_id.stdout + by_id.stderr
+    listed = logs(two_hosts[0], "cluster", "--node-id", member_id)
+    assert listed.stdout.startswith(f"Node ID: {member_id}\n") and f"-{pid}.out" in listed.stdout, listed.stdout
+    unknown = logs(two_hosts[0], "cluster", "--node-id", "ab" * 28)
+    assert unknown.returncode == 1 and f"no node {'ab' * 28} in this cluster" in unknown.stderr
     wrong = logs(two_hosts[0], "worker", "--pid", pid, "--node-ip", "127.0.0.1")
     assert wrong.returncode == 1 and f"no stdout file of a worker with pid {pid}" in wrong.stderr
     nowhere = logs(two_hosts[0], "worker", "--pid", pid, "--node-ip", "10.9.9.9")

@@ -60,6 +60,9 @@ public final class LogsCommand {
         @Option(names = {"-ip", "--node-ip"}, description = "The node's IP (default: the actor's node, else the head).")
         String nodeIp;
 
+        @Option(names = {"-id", "--node-id"}, description = "The node's id, instead of its IP (ray list nodes).")
+        String nodeId;
+
         @Mixin
         LocalDaemon daemon = new LocalDaemon();
     }
@@ -144,6 +147,13 @@ public final class LogsCommand {
             return 2;
         }
         if (common.nodeIp != null) ask.put("node_ip", common.nodeIp);
+        if (common.nodeId != null) {
+            if (!common.nodeId.matches("[0-9a-fA-F]{56}")) {
+                System.err.println("beam: '" + clip(common.nodeId) + "' is not a node id (56 hex characters; `ray list nodes` shows them).");
+                return 2;
+            }
+            ask.put("node_id", common.nodeId.toLowerCase());
+        }
         ObjectNode running = Discovery.find(env, common.daemon.tempDir, command, common.daemon.address);
         if (running == null) return 1;
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
@@ -155,7 +165,7 @@ public final class LogsCommand {
             }
             first = client.request(ask.deepCopy());
             if (first.has("files")) {
-                System.out.print(listing(first));
+                System.out.print(listing(first, common.nodeId != null));
                 return 0;
             }
             System.out.print(first.path("text").asText());
@@ -211,8 +221,8 @@ public final class LogsCommand {
         }
     }
 
-    /** Ray's listing: the node, then its files by category, as YAML. */
-    static String listing(JsonNode reply) {
+    /** Ray's listing: the node (by id when it was asked by id), then its files by category, as YAML. */
+    static String listing(JsonNode reply, boolean byId) {
         Map<String, List<String>> byCategory = new TreeMap<>();
         for (JsonNode f : reply.path("files")) {
             String name = f.path("name").asText();
@@ -221,7 +231,8 @@ public final class LogsCommand {
                     : name.startsWith("beamd") ? "beamd" : "internal";
             byCategory.computeIfAbsent(category, k -> new java.util.ArrayList<>()).add(name);
         }
-        StringBuilder sb = new StringBuilder("Node IP: ").append(reply.path("node_ip").asText()).append('\n');
+        StringBuilder sb = new StringBuilder(byId ? "Node ID: " + reply.path("node_id").asText()
+                : "Node IP: " + reply.path("node_ip").asText()).append('\n');
         if (byCategory.isEmpty()) sb.append("{}\n");
         for (var e : byCategory.entrySet()) {
             sb.append(e.getKey()).append(":\n");

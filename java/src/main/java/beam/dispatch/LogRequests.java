@@ -25,7 +25,8 @@ final class LogRequests {
             out.send(Frames.error(l.rid(), ErrorKind.INVALID_REQUEST, bad));
             return;
         }
-        var ask = new ClusterLogs.Ask(l.actorId(), l.pid(), l.glob(), l.nodeIp(), l.stderr(), l.lines(), l.offset());
+        var ask = new ClusterLogs.Ask(l.actorId(), l.pid(), l.glob(), l.nodeIp(), l.nodeId(), l.stderr(), l.lines(),
+                l.offset());
         Thread.ofVirtual().name("logs " + l.rid()).start(() -> {
             try {
                 out.send(Frames.okWithBody(l.rid(), ClusterLogs.read(cluster, ask)));

@@ -118,7 +118,7 @@ final class StateApi {
         ObjectNode read;
         try {
             read = head.log(new ClusterLogs.Ask(actorId, pid, filename, Query.text(q, "node_ip", null),
-                    suffix.equals("err"), lines, -1));
+                    nodeId(q), suffix.equals("err"), lines, -1));
         } catch (ClusterLogs.Refused e) {
             throw new Route.HttpError(e.status(), e.getMessage());
         }
@@ -128,6 +128,12 @@ final class StateApi {
         }
         String text = read.path("text").asText();
         return Route.Reply.text(200, format.equals("leading_1") ? "1" + text : text);
+    }
+
+    private static String nodeId(java.util.Map<String, String> q) throws Route.HttpError {
+        String id = Query.text(q, "node_id", null);
+        if (id != null && !Ids.isHex(id, 56)) throw new Route.HttpError(400, "query parameter 'node_id' must be 56 hex characters");
+        return id;
     }
 
     static ObjectNode reply(String message, ObjectNode data) {

@@ -31,10 +31,11 @@ public final class ClusterLogs {
 
     /**
      * What to read: exactly one of {@code actorId}, {@code pid} (&gt; 0) and {@code glob};
-     * {@code nodeIp} null for the actor's node or the head; {@code offset} &ge; 0 for what
+     * {@code nodeIp} or {@code nodeId} (both null: the actor's node, or the head) names the node; {@code offset} &ge; 0 for what
      * was written after it (follow), else the last {@code lines} lines.
      */
-    public record Ask(String actorId, long pid, String glob, String nodeIp, boolean stderr, int lines, long offset) {
+    public record Ask(String actorId, long pid, String glob, String nodeIp, String nodeId, boolean stderr, int lines,
+                      long offset) {
     }
 
     /** A request that cannot be answered, with an HTTP-like status: 400 bad input, 404 nothing there, 503 a node did not answer. */
@@ -76,10 +77,12 @@ public final class ClusterLogs {
             node = nodeById(cluster, actor.nodeId());
             args.put("actor_id", ask.actorId());
         } else if (ask.pid() > 0) {
-            node = ask.nodeIp() != null ? nodeByIp(cluster, ask.nodeIp()) : nodeOfPid(cluster, ask.pid());
+            node = named(cluster, ask);
+            if (node == null) node = nodeOfPid(cluster, ask.pid());
             args.put("pid", ask.pid());
         } else {
-            node = ask.nodeIp() != null ? nodeByIp(cluster, ask.nodeIp()) : head(cluster);
+            node = named(cluster, ask);
+            if (node == null) node = head(cluster);
             JsonNode listed = answer(node, "log_files", F.objectNode().put("glob", ask.glob() == null ? "*" : ask.glob()));
             if (listed.path("files").size() != 1) {
                 ObjectNode out = located(node);
@@ -146,7 +149,20 @@ public final class ClusterLogs {
 
     private static Node nodeById(Cluster cluster, String nodeId) throws Refused {
         for (Node n : nodes(cluster)) if (n.id().equals(nodeId)) return n;
-        throw new Refused(404, "node " + nodeId + " is not in this cluster any more");
+        throw new Refused(404, "no node " + nodeId + " in this cluster (`ray list nodes` names its nodes)");
+    }
+
+    /** The node the ask names by IP or id, or null when it names none. */
+    private static Node named(Cluster cluster, Ask ask) throws Refused {
+        if (ask.nodeId() != null) {
+            Node n = nodeById(cluster, ask.nodeId());
+            if (ask.nodeIp() != null && !n.ip().equals(ask.nodeIp())) {
+                throw new Refused(400, "node " + ask.nodeId() + " has IP " + n.ip() + ", not " + ask.nodeIp()
+                        + ": give one of --node-id and --node-ip");
+            }
+            return n;
+        }
+        return ask.nodeIp() != null ? nodeByIp(cluster, ask.nodeIp()) : null;
     }
 
     private static Node nodeByIp(Cluster cluster, String ip) throws Refused {
