@@ -129,11 +129,29 @@ public final class ClusterLogs {
         return o;
     }
 
+    /**
+     * The actor as it is now. A follow asks this four times a second: the table is walked
+     * under the lock without copying it, and the whole snapshot (for the recent deaths) is
+     * made only for an actor that is not in the table any more.
+     */
     private static ActorSnapshot findActor(Cluster cluster, String actorId) {
-        var snapshot = cluster.snapshot();
-        for (ActorSnapshot a : snapshot.actors()) if (a.id().equals(actorId)) return a;
-        for (ActorHistory.Death d : snapshot.recentDeaths()) if (d.actor().id().equals(actorId)) return d.actor();
+        synchronized (cluster) {
+            for (ActorRecord a : cluster.actors()) if (a.id().equals(actorId)) return a.snapshot();
+        }
+        for (ActorHistory.Death d : cluster.snapshot().recentDeaths()) if (d.actor().id().equals(actorId)) return d.actor();
         return null;
+    }
+
+    private static List<ActorSnapshot> actorsWithPid(Cluster cluster, long pid) {
+        List<ActorSnapshot> found = new ArrayList<>();
+        synchronized (cluster) {
+            for (ActorRecord a : cluster.actors()) {
+                if (a.nodeId() == null) continue;
+                ActorSnapshot s = a.snapshot();
+                if (s.pid() == pid) found.add(s);
+            }
+        }
+        return found;
     }
 
     private static List<Node> nodes(Cluster cluster) {
@@ -181,9 +199,7 @@ public final class ClusterLogs {
     /** The node of the actor with that pid, if exactly one node has one; else the head (Ray's default). */
     private static Node nodeOfPid(Cluster cluster, long pid) throws Refused {
         List<String> nodeIds = new ArrayList<>();
-        for (ActorSnapshot a : cluster.snapshot().actors()) {
-            if (a.pid() == pid && a.nodeId() != null && !nodeIds.contains(a.nodeId())) nodeIds.add(a.nodeId());
-        }
+        for (ActorSnapshot a : actorsWithPid(cluster, pid)) if (!nodeIds.contains(a.nodeId())) nodeIds.add(a.nodeId());
         if (nodeIds.size() > 1) {
             List<String> ips = new ArrayList<>();
             for (String id : nodeIds) ips.add(nodeById(cluster, id).ip());
