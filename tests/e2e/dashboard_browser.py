@@ -4,7 +4,7 @@
 
 Run by test_dashboard_browser.py on the head's host. Waits until the page shows what
 EXPECT_JSON names (node IPs, a dead actor, a pending group), clicks the dead actor, waits for
-its log tail, and prints what the rendered DOM holds as one JSON line.
+its log tail, clicks the busy actor's Stack button, waits for its stack, and prints what the rendered DOM holds as one JSON line.
 """
 import json
 import sys
@@ -21,6 +21,9 @@ ROWS = """return Array.from(document.querySelectorAll('#' + arguments[0] + ' tbo
 CLICK_ROW = """const tr = document.querySelector('#actors tbody tr[data-actor="' + arguments[0] + '"]');
 if (tr) tr.click();
 return tr !== null;"""
+CLICK_STACK = """const b = document.querySelector('#actors button.stack[data-actor="' + arguments[0] + '"]');
+if (b) b.click();
+return b !== null;"""
 TEXT = "const e = document.getElementById(arguments[0]); return e ? e.innerText : '';"
 
 
@@ -63,11 +66,18 @@ def main():
             return shown if expect["log_line"] in shown and "(stderr)" in shown else None
 
         log = wait("the log tail", log_tail)
+        wait("the busy actor's Stack button", lambda: driver.execute_script(CLICK_STACK, expect["stack_actor"]))
+
+        def stack():
+            shown = text(driver, "stack")
+            return shown if expect["stack_line"] in shown else None
+
+        shown_stack = wait("the actor's stack", stack)
         if len(sys.argv) > 3:
             driver.save_screenshot(sys.argv[3])
         print(json.dumps({"nodes": rows(driver, "nodes"), "gpus": rows(driver, "gpus"),
                           "actors": rows(driver, "actors"), "pending": rows(driver, "pending"),
-                          "deaths": rows(driver, "deaths"), "log": log,
+                          "deaths": rows(driver, "deaths"), "log": log, "stack": shown_stack,
                           "html": driver.page_source}))
     finally:
         driver.quit()

@@ -1,7 +1,8 @@
 """The dashboard in a real headless Chromium on a 2-host cluster (network namespaces) with an
 actor holding a GPU on the worker, a dead actor and a pending placement group: the test
-reads the rendered DOM, and clicking the dead actor shows its log tail (its stdout and stderr,
-read by the worker's daemon from its own files).
+reads the rendered DOM, clicking the dead actor shows its log tail (its stdout and stderr,
+read by the worker's daemon from its own files), and the busy actor's Stack button its
+Python stack.
 
 The browser runs on the head's host, where the dashboard listens on 127.0.0.1:8265 (the
 default). BEAM_DASHBOARD_SCREENSHOT=PATH saves a screenshot there (docs/dashboard.png is one).
@@ -29,6 +30,10 @@ class Engine:
     def where(self):
         return ray.get_gpu_ids()
 
+    def serve_forever(self):
+        while True:
+            time.sleep(0.1)
+
 @ray.remote
 class Doomed:
     def ping(self):
@@ -38,6 +43,7 @@ class Doomed:
 
 engine = Engine.options(resources={"node:" + worker_ip: 0.01}).remote()
 ray.get(engine.where.remote())
+engine.serve_forever.remote()  # busy for good: its Stack button shows it in serve_forever
 doomed = Doomed.options(resources={"node:" + worker_ip: 0.01}).remote()
 ray.get(doomed.ping.remote())
 time.sleep(0.5)  # its output reaches the head
@@ -68,12 +74,13 @@ def cluster():
             hosts.teardown()
 
 
-def test_dashboard_renders_the_cluster_and_an_actors_log(cluster):
+def test_dashboard_renders_the_cluster_an_actors_log_and_a_stack(cluster):
     head, worker = cluster.hosts[0], cluster.hosts[1]
     driver = cluster.spawn(head, DRIVER.replace("sys.argv[1]", repr(worker.ip)))
     ready = driver.expect("READY", timeout=90)
     expect = {"ips": [head.ip, worker.ip], "dead": ready["dead"], "pg": ready["pg"],
-              "log_line": "doomed says hello from the worker"}
+              "log_line": "doomed says hello from the worker",
+              "stack_actor": ready["engine"], "stack_line": "in serve_forever"}
     shot = os.environ.get("BEAM_DASHBOARD_SCREENSHOT")
     script = os.path.join(ROOT, "tests", "e2e", "dashboard_browser.py")
     deadline = time.monotonic() + 20
@@ -105,5 +112,9 @@ def test_dashboard_renders_the_cluster_and_an_actors_log(cluster):
     assert "doomed says hello from the worker" in dom["log"]
     assert dom["log"].index("(stdout)") < dom["log"].index("doomed says hello") < dom["log"].index("(stderr)") \
         < dom["log"].index("doomed warns on stderr")
+    # the Stack button: the worker node's actor, dumped through the head's /api/beam/stack
+    assert f"Engine actor_id={ready['engine']}" in dom["stack"] and f"node_ip={worker.ip}" in dom["stack"], dom["stack"]
+    assert "in serve_forever" in dom["stack"] and "most recent call first" in dom["stack"]
+    assert not any(r[1] == ready["dead"] and r[6] for r in dom["actors"])  # a dead actor has no Stack button
     if cluster.token:
         assert cluster.token not in dom["html"]

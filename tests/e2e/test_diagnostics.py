@@ -61,6 +61,14 @@ def test_doctor_passes_on_a_healthy_cluster_and_catches_a_wrong_node_ip(hosts):
     assert "127.0.0.1 -> 127.0.0.2" in ok.stdout and "127.0.0.2 -> 127.0.0.1" in ok.stdout
     assert "No problems found." in ok.stdout
     assert "interface lo" in ok.stdout
+    # From the joined node: its request is relayed to the head, whose probe that same node
+    # must answer over the same link; it used to wait on the link's thread, so the node's
+    # heartbeats stalled and the head declared it lost.
+    relayed = ray_cli(["doctor", "--temp-dir", hosts[1]])
+    assert relayed.returncode == 0, relayed.stdout + relayed.stderr
+    assert "127.0.0.2 -> 127.0.0.1" in relayed.stdout and "No problems found." in relayed.stdout
+    status = json.loads(ray_cli(["status", "--json", "--temp-dir", hosts[0]]).stdout)
+    assert all(n["Alive"] for n in status["nodes"]), status["nodes"]
 
     join(hosts[2], address, token, "10.254.254.254", **good)  # not an address of this host
     bad = ray_cli(["doctor", "--temp-dir", hosts[0]])

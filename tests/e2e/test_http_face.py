@@ -178,6 +178,16 @@ def test_an_actors_log_tail(head):
     assert get(port, "/api/v0/logs/file?actor_id=../../etc/passwd")[0] == 400
 
 
+def test_an_actors_stack(head):
+    port = head["ports"]["dashboard"]
+    status, text = get(port, f"/api/beam/stack?actor_id={head['engine']}")
+    assert status == 200, text
+    [row] = json.loads(text)["processes"]
+    assert row["actor_id"] == head["engine"] and "most recent call first" in row["stack"], row
+    assert get(port, "/api/beam/stack?actor_id=" + "0" * 32)[0] == 404
+    assert get(port, "/api/beam/stack?actor_id=../../etc/passwd")[0] == 400
+
+
 def test_health_paths_and_nothing_that_writes(head):
     agent, dash = head["ports"]["agent"], head["ports"]["dashboard"]
     assert get(agent, "/api/local_raylet_healthz") == (200, "success")
@@ -210,6 +220,9 @@ def test_beyond_loopback_the_token_is_required_and_never_shown(clusters):
         assert status == 200, (path, body)
         assert token not in body, f"{path} shows the cluster token"
     assert get(ports["dashboard"], "/api/v0/nodes", token="0" * 32)[0] == 401
+    stack = "/api/beam/stack?actor_id=" + "0" * 32  # stacks name code and files: guarded like the rest
+    assert get(ports["dashboard"], stack)[0] == 401
+    assert get(ports["dashboard"], stack, token=token)[0] == 404  # past the guard: no such actor
 
 
 def test_a_bad_port_is_refused_and_a_busy_one_named_while_the_others_serve(clusters):

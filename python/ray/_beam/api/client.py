@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import Optional
 
-from ray._beam.api import failures, pgs, refs
+from ray._beam.api import failures, pgs, refs, stackdump
 from ray._beam.api.objects import ObjectTable
 from ray._beam.api.pgtracker import PgTracker
 from ray._beam.api.submit import Submitter
@@ -81,6 +81,7 @@ class Client:
         self.namespace: str = namespace or self.info.get("namespace") or ""
         self.gcs_address: str = self.info.get("gcs_address", "")
         self.session_dir: str = self.info.get("session_dir", "")
+        stackdump.register(self.session_dir)
 
     # -- pushes (reader thread; never block) --------------------------------------------
 

@@ -29,10 +29,20 @@ final class LocalDaemon {
 
     /** The same for a command with options of its own ({@code address} null: $RAY_ADDRESS, as Discovery reads it). */
     static ObjectNode ask(Environment env, String tempDir, String address, String command, String op) throws IOException {
+        return ask(env, tempDir, address, command, Frames.header(op));
+    }
+
+    /** The same for a request with fields of its own ({@code ray stack --pid}). */
+    ObjectNode ask(Environment env, String command, ObjectNode request) throws IOException {
+        return ask(env, tempDir, address, command, request);
+    }
+
+    private static ObjectNode ask(Environment env, String tempDir, String address, String command, ObjectNode request)
+            throws IOException {
         ObjectNode running = Discovery.find(env, tempDir, command, address);
         if (running == null) return null;
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
-            ObjectNode reply = client.request(Frames.header(op));
+            ObjectNode reply = client.request(request);
             reply.remove(List.of("op", "rid", "ok"));
             return reply;
         }

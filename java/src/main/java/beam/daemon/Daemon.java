@@ -4,21 +4,27 @@ import beam.auth.TokenAuth;
 import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
 import beam.cluster.Node;
+import beam.cluster.RequestException;
 import beam.codec.FrameLimits;
 import beam.connection.Listener;
+import beam.dispatch.ConnectedDrivers;
 import beam.dispatch.DaemonContext;
 import beam.dispatch.LocalClient;
 import beam.dispatch.Origin;
 import beam.http.CachedView;
 import beam.http.HeadView;
 import beam.views.ClusterLogs;
+import beam.http.Route;
 import beam.link.HeadGate;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import beam.util.Ids;
 import beam.util.Scheduler;
+import beam.views.Stacks;
+import beam.views.VersionCheck;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -52,6 +58,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private HeadGate gate;
     private String gcsAddress;
     private volatile Scheduler.Timer groupTicks;
+    private final ConnectedDrivers drivers = new ConnectedDrivers();
 
     public Daemon(DaemonConfig config, SessionDir session) {
         this.config = config;
@@ -83,7 +90,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
                 HostProbe.resources(config, nodeIp, true, node.accelerators), node.accelerators, localNode)
                 .withFacts(headFacts));
-        node.pythonVersions.thenAccept(py -> cluster.onNodeVersions(nodeId, py));
+        node.pythonVersions.thenAccept(py -> VersionCheck.record(cluster, nodeId, py));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         node.listen(c -> LocalClient.of(c, this, origin));
         node.writeNodeJson(gcsAddress);
@@ -116,6 +123,16 @@ public final class Daemon implements DaemonContext, RunningDaemon {
             @Override
             public ObjectNode log(ClusterLogs.Ask ask) throws ClusterLogs.Refused {
                 return ClusterLogs.read(cluster, ask);
+            }
+
+            @Override
+            public JsonNode actorStack(String actorId) throws Route.HttpError {
+                try {
+                    return Stacks.run(cluster.snapshot(), drivers.list(), new Stacks.Filter(null, actorId, 0),
+                            Stacks.askerOf(cluster));
+                } catch (RequestException e) {
+                    throw new Route.HttpError(404, e.getMessage());
+                }
             }
         };
         NodeMetrics.ClusterSource source = new NodeMetrics.ClusterSource() {
@@ -231,6 +248,11 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         return config.authToken() == null ? "ray start --address='" + gcsAddress + "'"
                 : "RAY_AUTH_TOKEN_PATH=<copy of " + session.dir().resolve(TokenAuth.TOKEN_FILE) + "> ray start --address='"
                 + gcsAddress + "'";
+    }
+
+    @Override
+    public ConnectedDrivers drivers() {
+        return drivers;
     }
 
     public Path socketPath() {

@@ -2,6 +2,8 @@ package beam.daemon;
 
 import beam.node.NodeLogs;
 import beam.node.NodeQueries;
+import beam.node.StackDumps;
+import beam.views.Stacks;
 import beam.link.Prober;
 import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
@@ -77,6 +79,7 @@ final class NodeAssembly {
     NodeAgent startAgent(ActorEvents events) {
         agent = new NodeAgent(events, session.socketPath(), session.logsDir(), accelerators,
                 ProcessCap.of(config.maxActorProcesses()));
+        queries.register(Stacks.KIND, new StackDumps(session.stacksDir(), agent::runsActorProcess)::answer);
         return agent;
     }
 

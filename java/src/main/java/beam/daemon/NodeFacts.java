@@ -63,13 +63,13 @@ public final class NodeFacts {
             try {
                 Process p = new ProcessBuilder(python, "-c", PROBE).redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return F.objectNode();
+                if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return F.objectNode().putNull("python");
                 return FrameCodec.json().readTree(out.trim());
             } catch (IOException e) {
-                return F.objectNode();
+                return F.objectNode().putNull("python");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return F.objectNode();
+                return F.objectNode().putNull("python");
             }
         }, later);
     }

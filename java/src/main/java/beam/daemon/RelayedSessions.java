@@ -5,6 +5,7 @@ import beam.cluster.Cluster;
 import beam.codec.Frame;
 import beam.dispatch.DaemonContext;
 import beam.dispatch.FrameSink;
+import beam.dispatch.OffLoop;
 import beam.dispatch.Origin;
 import beam.dispatch.Session;
 import beam.dispatch.WireFrame;
@@ -13,6 +14,7 @@ import beam.views.VersionCheck;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collection;
 import java.util.List;
+import java.util.logging.Logger;
 
 /**
  * The head's side of its node links, as link/ asks for it: each client a joined node relays
@@ -20,22 +22,63 @@ import java.util.List;
  * layers that own it (views/ checks its versions, dispatch/ unwraps its actors' output).
  */
 final class RelayedSessions implements HeadSide {
+    private static final Logger LOG = Logger.getLogger(RelayedSessions.class.getName());
     private final DaemonContext daemon;
 
     RelayedSessions(DaemonContext daemon) {
         this.daemon = daemon;
     }
 
-    /** A relayed client's session, as the link holds it. */
-    private record Relayed(Session session) implements RelayedClient {
+    /**
+     * Frames of one relayed client queued behind a request that waits. The link cannot pause
+     * for one client, so a client that sends this many behind it is ended instead.
+     */
+    static final int MAX_BACKLOG = 1024;
+
+    /**
+     * A relayed client's session, as the link holds it. Its frames arrive on the node's link
+     * thread, which also brings that node's heartbeats and its answers to the head's
+     * questions: a request that waits (a doctor whose probe this very node must answer) runs
+     * off it, in order ({@link OffLoop}), or the node would be declared lost.
+     */
+    private static final class Relayed implements RelayedClient, OffLoop.Owner {
+        private final Session session;
+        private final ClientLine out;
+        private final OffLoop offLoop = new OffLoop(this, MAX_BACKLOG, "slow relayed request");
+
+        Relayed(Session session, ClientLine out) {
+            this.session = session;
+            this.out = out;
+        }
+
         @Override
         public void onFrame(Frame frame) {
-            session.onFrame(frame);
+            if (!offLoop.offer(frame)) frame(frame);
         }
 
         @Override
         public void onClosed() {
+            if (!offLoop.offerEnd(null)) end(null);
+        }
+
+        @Override
+        public void frame(Frame frame) {
+            if (!session.isClosed()) session.onFrame(frame);
+        }
+
+        @Override
+        public void end(Exception why) {
             session.onClosed();
+        }
+
+        @Override
+        public void backlogFull() {
+            LOG.warning(session.describe() + " sent " + MAX_BACKLOG + " frames behind a request that waits; ending it");
+            Thread.ofVirtual().start(out::close); // not under the queue's lock; the node then closes the client
+        }
+
+        @Override
+        public void drained() {
         }
     }
 
@@ -62,12 +105,12 @@ final class RelayedSessions implements HeadSide {
                 out.close();
             }
         };
-        return new Relayed(new Session(sink, daemon, new Origin(nodeId, nodeIp, sessionDir)));
+        return new Relayed(new Session(sink, daemon, new Origin(nodeId, nodeIp, sessionDir)), out);
     }
 
     @Override
     public void clientsGone(Collection<RelayedClient> clients) {
-        List<Session> sessions = clients.stream().map(c -> ((Relayed) c).session()).toList();
+        List<Session> sessions = clients.stream().map(c -> ((Relayed) c).session).toList();
         Session.allClosed(daemon.cluster(), sessions);
     }
 

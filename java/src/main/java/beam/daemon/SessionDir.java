@@ -61,6 +61,7 @@ public final class SessionDir {
         createPrivateDirs(tempDir);
         Files.createDirectory(dir, OWNER_ONLY);
         Files.createDirectory(dir.resolve("logs"), OWNER_ONLY);
+        Files.createDirectory(dir.resolve("stacks"), OWNER_ONLY); // each process's stack dump file (ray stack)
         Path sockets = Files.createDirectory(dir.resolve("sockets"), OWNER_ONLY);
         Files.setPosixFilePermissions(sockets, PosixFilePermissions.fromString("rwx------"));
         Path latest = tempDir.resolve("session_latest");
@@ -132,6 +133,11 @@ public final class SessionDir {
 
     public Path logsDir() {
         return dir.resolve("logs");
+    }
+
+    /** Where each actor process and driver of this node keeps its stack dump file (StackDumps). */
+    public Path stacksDir() {
+        return dir.resolve("stacks");
     }
 
     public Path nodeJson() {

@@ -29,6 +29,9 @@ public interface DaemonContext {
     default void driverConnected() {
     }
 
+    /** The drivers connected to this daemon, local or relayed ({@code ray stack} dumps them). */
+    ConnectedDrivers drivers();
+
     /** Starts the daemon's shutdown (after the reply is sent). */
     void requestShutdown();
 }

@@ -7,10 +7,9 @@ import beam.util.ErrorKind;
 import beam.views.ClusterLogs;
 
 /**
- * A session's {@code logs} requests ({@code ray logs}), answered on a virtual thread of their
- * own: the read waits for the node that holds the file, and that node may be the one whose
- * link delivered the request (a {@code ray logs} run on a joined node about one of its own
- * actors), so waiting on the thread that reads the link would wait for itself.
+ * A session's {@code logs} requests ({@code ray logs}). The read waits for the node that holds
+ * the file, so the op is one of {@link OffLoop#OPS}: this runs off the thread that reads the
+ * client (for a joined node's client, the thread that also brings that node's answer).
  */
 final class LogRequests {
     /** Bounds of one request, checked before any node is asked. */
@@ -27,13 +26,11 @@ final class LogRequests {
         }
         var ask = new ClusterLogs.Ask(l.actorId(), l.pid(), l.glob(), l.nodeIp(), l.nodeId(), l.stderr(), l.lines(),
                 l.offset());
-        Thread.ofVirtual().name("logs " + l.rid()).start(() -> {
-            try {
-                out.send(Frames.okWithBody(l.rid(), ClusterLogs.read(cluster, ask)));
-            } catch (ClusterLogs.Refused e) {
-                out.send(Frames.error(l.rid(), ErrorKind.INVALID_REQUEST, e.getMessage()));
-            }
-        });
+        try {
+            out.send(Frames.okWithBody(l.rid(), ClusterLogs.read(cluster, ask)));
+        } catch (ClusterLogs.Refused e) {
+            out.send(Frames.error(l.rid(), ErrorKind.INVALID_REQUEST, e.getMessage()));
+        }
     }
 
     private static String check(Request.Logs l) {

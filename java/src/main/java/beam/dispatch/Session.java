@@ -13,6 +13,8 @@ import beam.protocol.Request.BadRequest;
 import beam.util.ErrorKind;
 import beam.views.ClusterViews;
 import beam.views.Doctor;
+import beam.views.Stacks;
+import beam.views.Stacks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -74,6 +76,7 @@ public final class Session implements FramedClient {
             s.closed = true;
             if (s.role.isEmpty()) continue; // never said hello, or fate-shared already
             if ("worker".equals(s.role)) workers.add(s.actorId);
+            else s.daemon.drivers().remove(s);
             s.role = "";
             had.add(s);
             s.daemon.userMetrics().sourceGone(s);
@@ -131,6 +134,10 @@ public final class Session implements FramedClient {
             jobId = daemon.nextJobId();
             namespace = hello.namespace() != null ? hello.namespace() : UUID.randomUUID().toString();
             if (origin.nodeId().equals(daemon.nodeId())) daemon.driverConnected();
+            // only Python drivers name their interpreter: the ray CLI's own connection has no Python stack
+            if (hello.python() != null) {
+                daemon.drivers().add(this, new Stacks.Driver(hello.pid(), origin.nodeId(), origin.nodeIp(), jobId));
+            }
         }
         role = hello.role();
         ObjectNode reply = Frames.ok(hello.rid());
@@ -236,6 +243,8 @@ public final class Session implements FramedClient {
             case Request.Status s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.status(cluster)));
             case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), Doctor.run(cluster)));
             case Request.Logs l -> LogRequests.answer(cluster, l, out);
+            case Request.Stack s -> out.send(Frames.okWithBody(s.rid(), Stacks.run(cluster.snapshot(), daemon.drivers().list(),
+                    new Stacks.Filter(s.nodeIp(), s.actorId(), s.pid()), Stacks.askerOf(cluster))));
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));

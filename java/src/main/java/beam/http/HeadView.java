@@ -11,4 +11,7 @@ public interface HeadView {
 
     /** A log read by the node that holds the file ({@link ClusterLogs#read}); blocks for at most its bound. */
     ObjectNode log(ClusterLogs.Ask ask) throws ClusterLogs.Refused;
+
+    /** What ray stack --actor-id reports of that actor; a 404 when no such actor is known. */
+    com.fasterxml.jackson.databind.JsonNode actorStack(String actorId) throws Route.HttpError;
 }

@@ -38,6 +38,7 @@ final class StateApi {
                 new Route("/api/cluster_status", false, q -> Route.Reply.json(reply("Got cluster status.",
                         ClusterStatusView.of(head.status())))),
                 new Route("/api/v0/logs/file", false, q -> log(head, q)),
+                new Route("/api/beam/stack", false, q -> actorStack(head, q)),
                 new Route("/api/version", false, q -> {
                     ObjectNode v = F.objectNode();
                     v.put("version", "beam 0.1.0");
@@ -134,6 +135,19 @@ final class StateApi {
         String id = Query.text(q, "node_id", null);
         if (id != null && !Ids.isHex(id, 56)) throw new Route.HttpError(400, "query parameter 'node_id' must be 56 hex characters");
         return id;
+    }
+
+    /**
+     * {@code GET /api/beam/stack?actor_id=...}: the actor process's Python stack, as
+     * {@code ray stack --actor-id} reports it. Token-guarded beyond loopback like every route
+     * but the health probes: a stack names code and files.
+     */
+    private static Route.Reply actorStack(HeadView head, java.util.Map<String, String> q) throws Route.HttpError {
+        String actorId = Query.text(q, "actor_id", null);
+        if (actorId == null || !Ids.isHex(actorId, 32)) {
+            throw new Route.HttpError(400, "query parameter 'actor_id' (32 hex characters) is required");
+        }
+        return Route.Reply.json(head.actorStack(actorId));
     }
 
     static ObjectNode reply(String message, ObjectNode data) {

@@ -82,6 +82,12 @@ public final class NodeAgent {
         this.pool = new WorkerPool(poolPython, socketPath.toString(), baseEnv, poolSize, running::size, cap.limit());
     }
 
+    /** Whether {@code pid} is an actor process this agent started and that still runs. */
+    public boolean runsActorProcess(long pid) {
+        for (Process p : running.values()) if (p.pid() == pid) return true;
+        return false;
+    }
+
     /**
      * Fills the pool of idle workers, once: when the first driver arrives or the first actor
      * starts here. Not at `ray start`, so that an idle node that never runs actors costs no

@@ -89,6 +89,10 @@ public sealed interface Request {
             implements Request {
     }
 
+    /** `ray stack`: the Python stacks of the cluster's actor processes and drivers, narrowed by any of these (null / 0: all). */
+    record Stack(long rid, String nodeIp, String actorId, long pid) implements Request {
+    }
+
     /** The daemon's own health: heap, fds, threads, table sizes (for soak tests and `ray status`). */
     record DaemonStats(long rid) implements Request {
     }
@@ -165,6 +169,8 @@ public sealed interface Request {
                     f.optText("glob"), f.optText("node_ip"),
                     h.hasNonNull("node_id") ? f.hex("node_id", 56) : null, f.optBool("err", false), (int) f.optLong("lines", 1_000),
                     f.optLong("offset", -1));
+            case "stack" -> new Stack(f.rid(), f.optText("node_ip"),
+                    h.hasNonNull("actor_id") ? f.hex("actor_id", 32) : null, f.optLong("pid", 0));
             case "actor_ready" -> new ActorReady(f.hex("actor_id", 32));
             case "actor_failed" -> new ActorFailed(f.hex("actor_id", 32), f.optText("message"));
             case "result" -> new Result(f.hex("oid", 56), f.text("status"));

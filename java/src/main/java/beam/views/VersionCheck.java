@@ -24,17 +24,32 @@ public final class VersionCheck {
     }
 
     /**
-     * A node's Python-side versions arrived (shortly after its join): records them in its
-     * facts with a warning for each that differs from the head's.
+     * A node's Python-side versions arrived (shortly after its join, the head's own included):
+     * records them, and each joined node whose versions are known gets a warning for each
+     * that differs from the head's. Which arrives first is a race (each node asks its Python
+     * a moment after it starts), so the head's arrival compares the nodes that came before it.
      */
     public static void record(Cluster cluster, String nodeId, JsonNode versions) {
         synchronized (cluster) {
             Node node = cluster.onNodeVersions(nodeId, versions);
             if (node == null) return;
-            ObjectNode warnings = JsonNodeFactory.instance.objectNode();
-            warnings.set("version_warnings", compare(cluster.headFacts(), node.facts(), node.ip()));
-            cluster.onNodeFacts(nodeId, warnings);
+            HostFacts head = cluster.headFacts();
+            if (!reported(head)) return; // compared when the head's own arrive
+            for (Node n : node.isHead() ? List.copyOf(cluster.nodes()) : List.of(node)) {
+                if (n.isHead() || !reported(n.facts())) continue;
+                ObjectNode warnings = JsonNodeFactory.instance.objectNode();
+                warnings.set("version_warnings", compare(head, n.facts(), n.ip()));
+                cluster.onNodeFacts(n.id(), warnings);
+            }
         }
+    }
+
+    /**
+     * Whether the node's Python has answered (its join carries only the beam and protocol
+     * versions); a Python that could not be run answers {@code "python": null}.
+     */
+    private static boolean reported(HostFacts facts) {
+        return facts.versions().has("python");
     }
 
     /** The warnings for {@code node}'s versions against {@code head}'s. */

@@ -96,6 +96,26 @@ async function showLog(actorId) {
   if (shownLog === actorId) pre.textContent = out + "\n" + err;
 }
 
+// On click only, never on refresh: each dump signals the process, which ends a C-level sleep early.
+async function showStack(actorId) {
+  const pre = document.getElementById("stack");
+  pre.hidden = false;
+  pre.dataset.actor = actorId;
+  pre.textContent = "--- dumping the stack of actor " + actorId + " ... ---";
+  const r = await fetch("/api/beam/stack?actor_id=" + encodeURIComponent(actorId));
+  if (!r.ok) {
+    pre.textContent = "--- no stack of actor " + actorId + ": " + (await r.text());
+    return;
+  }
+  const lines = [];
+  for (const p of (await r.json()).processes || []) {
+    lines.push("--- " + p.class_name + " actor_id=" + p.actor_id + " pid=" + p.pid + " node_ip=" + p.node_ip
+               + (p.call ? " call=" + p.call : "") + " ---");
+    lines.push(p.stack !== undefined ? p.stack : "(no stack: " + p.error + ")");
+  }
+  pre.textContent = lines.length ? lines.join("\n") : "--- actor " + actorId + " has no running process ---";
+}
+
 function render(status) {
   fill("nodes", status.nodes || [], (r, n) => {
     cell(r, n.NodeManagerAddress, "mono"); cell(r, n.NodeID.slice(0, 12), "mono");
@@ -109,6 +129,13 @@ function render(status) {
     r.addEventListener("click", () => showLog(a.actor_id));
     cell(r, a.class_name); cell(r, a.actor_id, "mono"); cell(r, a.state, a.state); cell(r, a.pid || "");
     cell(r, a.node_ip || "", "mono"); cell(r, a.state === "DEAD" ? firstLine(a.death_message) : a.beam_waiting_reason || "", "cause");
+    const td = r.insertCell();
+    if (a.pid && a.state !== "DEAD") {
+      const b = document.createElement("button");
+      b.className = "stack"; b.textContent = "Stack"; b.dataset.actor = a.actor_id;
+      b.addEventListener("click", e => { e.stopPropagation(); showStack(a.actor_id); });
+      td.appendChild(b);
+    }
   });
   fill("pending", Object.values(status.placement_groups || {}).filter(g => g.state === "PENDING"), (r, g) => {
     cell(r, g.placement_group_id, "mono"); cell(r, g.name); cell(r, JSON.stringify(Object.values(g.bundles || {})));
