@@ -170,6 +170,25 @@ def test_follow_prints_new_lines_as_they_come_and_ends_on_ctrl_c(two_hosts, talk
         finish(follow)
 
 
+def test_following_a_glob_stops_when_it_matches_more_than_one_file(two_hosts):
+    logs_dir = os.path.join(two_hosts[0], "session_latest", "logs")
+    with open(os.path.join(logs_dir, "mine-1.log"), "w") as f:
+        f.write("first file\n")
+    follow = subprocess.Popen([RAY_BIN, "logs", "cluster", "mine-*.log", "-f", "--temp-dir", two_hosts[0]],
+                              env=beam_env(two_hosts[0]), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        read_line_with(follow, "first file", timeout=30)
+        with open(os.path.join(logs_dir, "mine-1.log"), "a") as f:
+            f.write("appended\n")
+        read_line_with(follow, "appended", timeout=10)
+        with open(os.path.join(logs_dir, "mine-2.log"), "w") as f:
+            f.write("second file\n")
+        assert follow.wait(10) == 1
+        assert "mine-*.log matches 2 files now, not one; stopped following." in follow.stderr.read()
+    finally:
+        finish(follow)
+
+
 def test_follow_ends_with_a_message_when_the_actor_dies(two_hosts, talker):
     driver, actor = talker
     follow = subprocess.Popen([RAY_BIN, "logs", "actor", "--id", actor["id"], "-f", "--temp-dir", two_hosts[0]],

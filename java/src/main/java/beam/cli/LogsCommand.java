@@ -212,6 +212,11 @@ public final class LogsCommand {
                 return 130;
             }
             last = client.request(ask.deepCopy());
+            if (!last.has("text")) { // a glob that matched one file matches several (or none) now
+                System.err.println("beam: " + ask.path("glob").asText() + " matches " + last.path("files").size()
+                        + " files now, not one; stopped following.");
+                return 1;
+            }
             String text = last.path("text").asText();
             if (!text.isEmpty()) {
                 System.out.print(text);
