@@ -59,6 +59,8 @@ def main():
         wait("both nodes", lambda: {r[0] for r in rows(driver, "nodes")} >= set(expect["ips"]))
         wait("the dead actor", lambda: any(r[1] == expect["dead"] and r[2] == "DEAD" for r in rows(driver, "actors")))
         wait("the pending group", lambda: any(r[0] == expect["pg"] for r in rows(driver, "pending")))
+        wait("the long call", lambda: any(r[0] == expect["long_call"] and r[3].endswith("(long)")
+                                          for r in rows(driver, "calls")))
         wait("the dead actor's row to click", lambda: driver.execute_script(CLICK_ROW, expect["dead"]))
 
         def log_tail():
@@ -77,7 +79,8 @@ def main():
             driver.save_screenshot(sys.argv[3])
         print(json.dumps({"nodes": rows(driver, "nodes"), "gpus": rows(driver, "gpus"),
                           "actors": rows(driver, "actors"), "pending": rows(driver, "pending"),
-                          "deaths": rows(driver, "deaths"), "log": log, "stack": shown_stack,
+                          "deaths": rows(driver, "deaths"), "calls": rows(driver, "calls"), "log": log,
+                          "stack": shown_stack,
                           "html": driver.page_source}))
     finally:
         driver.quit()

@@ -1,8 +1,8 @@
 """The dashboard in a real headless Chromium on a 2-host cluster (network namespaces) with an
-actor holding a GPU on the worker, a dead actor and a pending placement group: the test
-reads the rendered DOM, clicking the dead actor shows its log tail (its stdout and stderr,
-read by the worker's daemon from its own files), and the busy actor's Stack button its
-Python stack.
+actor holding a GPU on the worker, a call of it stuck past the head's --long-call-seconds, a
+dead actor and a pending placement group: the test reads the rendered DOM, clicking the
+dead actor shows its log tail (its stdout and stderr, read by the worker's daemon from its own
+files), and the busy actor's Stack button its Python stack.
 
 The browser runs on the head's host, where the dashboard listens on 127.0.0.1:8265 (the
 default). BEAM_DASHBOARD_SCREENSHOT=PATH saves a screenshot there (docs/dashboard.png is one).
@@ -30,9 +30,8 @@ class Engine:
     def where(self):
         return ray.get_gpu_ids()
 
-    def serve_forever(self):
-        while True:
-            time.sleep(0.1)
+    def execute_method(self, name, seconds):
+        time.sleep(seconds)
 
 @ray.remote
 class Doomed:
@@ -43,14 +42,14 @@ class Doomed:
 
 engine = Engine.options(resources={"node:" + worker_ip: 0.01}).remote()
 ray.get(engine.where.remote())
-engine.serve_forever.remote()  # busy for good: its Stack button shows it in serve_forever
+stuck = engine.execute_method.remote("init_device", 600)  # busy for good: its Stack button shows it in execute_method
 doomed = Doomed.options(resources={"node:" + worker_ip: 0.01}).remote()
 ray.get(doomed.ping.remote())
 time.sleep(0.5)  # its output reaches the head
 ray.kill(doomed)
 pg = placement_group([{"GPU": 8}], strategy="STRICT_PACK", name="too-big")
 print("@@READY " + json.dumps({"engine": engine._actor_id.hex(), "dead": doomed._actor_id.hex(),
-                               "pg": pg.id.hex()}), flush=True)
+                               "pg": pg.id.hex(), "stuck": stuck.hex()[:48]}), flush=True)
 time.sleep(600)
 """
 
@@ -65,7 +64,8 @@ def cluster():
     hosts = netns.make_hosts("netns", 2)
     c = BeamCluster(hosts)
     try:
-        c.start(n=2)
+        c.start_head(hosts[0], extra=("--long-call-seconds", "1"))
+        c.join(hosts[1])
         yield c
     finally:
         try:
@@ -79,8 +79,8 @@ def test_dashboard_renders_the_cluster_an_actors_log_and_a_stack(cluster):
     driver = cluster.spawn(head, DRIVER.replace("sys.argv[1]", repr(worker.ip)))
     ready = driver.expect("READY", timeout=90)
     expect = {"ips": [head.ip, worker.ip], "dead": ready["dead"], "pg": ready["pg"],
-              "log_line": "doomed says hello from the worker",
-              "stack_actor": ready["engine"], "stack_line": "in serve_forever"}
+               "log_line": "doomed says hello from the worker", "long_call": "Engine.execute_method",
+               "stack_actor": ready["engine"], "stack_line": "in execute_method"}
     shot = os.environ.get("BEAM_DASHBOARD_SCREENSHOT")
     script = os.path.join(ROOT, "tests", "e2e", "dashboard_browser.py")
     deadline = time.monotonic() + 20
@@ -112,9 +112,15 @@ def test_dashboard_renders_the_cluster_an_actors_log_and_a_stack(cluster):
     assert "doomed says hello from the worker" in dom["log"]
     assert dom["log"].index("(stdout)") < dom["log"].index("doomed says hello") < dom["log"].index("(stderr)") \
         < dom["log"].index("doomed warns on stderr")
+    calls = [r for r in dom["calls"] if r[0] == "Engine.execute_method"]
+    assert len(calls) == 1, dom["calls"]
+    name, label, state, age, actor, node, pid, where = calls[0]
+    assert (label, state, actor, node) == ("init_device", "RUNNING", ready["engine"], worker.ip), calls
+    assert age.endswith(" s (long)") and int(age.split()[0]) >= 1 and int(pid) > 0, calls
+    assert where == "ray stack --actor-id " + ready["engine"]
     # the Stack button: the worker node's actor, dumped through the head's /api/beam/stack
     assert f"Engine actor_id={ready['engine']}" in dom["stack"] and f"node_ip={worker.ip}" in dom["stack"], dom["stack"]
-    assert "in serve_forever" in dom["stack"] and "most recent call first" in dom["stack"]
+    assert "in execute_method" in dom["stack"] and "most recent call first" in dom["stack"]
     assert not any(r[1] == ready["dead"] and r[6] for r in dom["actors"])  # a dead actor has no Stack button
     if cluster.token:
         assert cluster.token not in dom["html"]

@@ -97,6 +97,10 @@ def test_stacks_of_actors_and_drivers_on_two_nodes_also_one_holding_the_gil_in_c
         assert "in hang_in_c" in rows[hung_pid]["stack"], rows[hung_pid]
         assert "in driver_waits_here" in rows[driver_pid]["stack"], rows[driver_pid]
         assert rows[hung_pid]["class_name"] == "Hung" and rows[hung_pid]["node_ip"] == "127.0.0.2"
+        # the header names the call it runs, from the head's call records
+        assert rows[hung_pid]["call"].startswith("Hung.hang_in_c for "), rows[hung_pid]
+        assert "call" not in rows[idle_pid], rows[idle_pid]
+        assert " call=Hung.hang_in_c for " in done.stdout, done.stdout
         assert report["nodes_not_answering"] == []
 
         # narrowed: by node, by actor, by pid (the driver's)

@@ -154,3 +154,27 @@ def test_the_receive_buffer_says_what_is_wrong_with_a_header(buf, message):
         framing.split_header(bytearray(buf))
     frames, error = _receive(buf + b"\x00" * 8, chunk=64)
     assert frames == [] and isinstance(error, framing.FrameError) and message in str(error)
+
+
+@pytest.mark.parametrize("args,label", [
+    (("init_device", 1), "init_device"),
+    (("x" * 64,), "x" * 64),
+    (("x" * 65,), None),  # too long: no label
+    (("",), None),
+    (('say "hi"',), None),  # a quote or backslash would need a JSON escape: the header stays plain
+    (("a\\b",), None),
+    (("tab\there",), None),
+    (("naïve",), None),
+    ((b"bytes",), None),
+    ((7, "second"), None),
+    ((), None),
+])
+def test_a_calls_label_is_its_short_printable_string_first_argument(args, label):
+    assert framing.call_label(args) == label
+
+
+def test_a_labelled_call_header_is_the_json_of_its_fields():
+    actor, oid = "ab" * 16, "cd" * 28
+    want, _ = framing.encode_parts({"op": "call", "actor_id": actor, "method": "execute_method", "oid": oid,
+                                    "label": "init_device"}, b"xyz")
+    assert framing.call_head(actor, "execute_method", oid, 3, "init_device") == want

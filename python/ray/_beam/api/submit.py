@@ -30,11 +30,12 @@ from ray.exceptions import ActorDiedError
 
 
 class _Call:
-    __slots__ = ("actor_id", "method", "oid", "args", "kwargs", "deps")
+    __slots__ = ("actor_id", "method", "oid", "args", "kwargs", "deps", "label")
 
     def __init__(self, actor_id, method, oid, args, kwargs, deps):
         self.actor_id, self.method, self.oid = actor_id, method, oid
         self.args, self.kwargs, self.deps = args, kwargs, deps
+        self.label = framing.call_label(args)
 
 
 def top_level_refs(args, kwargs) -> List[ObjectRef]:
@@ -58,7 +59,7 @@ class Submitter:
         if not deps:  # the common call: nothing to resolve first
             with self._lock:
                 if not self._queues.get(actor_id):  # else it queues behind earlier calls
-                    self._send(actor_id, method, oid, _pickle_args(method, args, kwargs))
+                    self._send(actor_id, method, oid, _pickle_args(method, args, kwargs), framing.call_label(args))
                     return ref
         call = _Call(actor_id, method, oid, args, kwargs, [d.hex() for d in deps])
         with self._lock:
@@ -71,7 +72,7 @@ class Submitter:
                     self._table.resolve(oid, error=failed.error)
                     return ref
                 payload = self._payload(call)  # raises on unpicklable args, as Ray does
-                self._send(call.actor_id, call.method, call.oid, payload)
+                self._send(call.actor_id, call.method, call.oid, payload, call.label)
                 return ref
             self._queues.setdefault(actor_id, deque()).append(call)
         for dep in call.deps:
@@ -96,7 +97,7 @@ class Submitter:
                 except Exception as e:  # noqa: BLE001 - becomes the call's result
                     self._table.resolve(call.oid, error=e)
                     continue
-                self._send(call.actor_id, call.method, call.oid, payload)
+                self._send(call.actor_id, call.method, call.oid, payload, call.label)
             # A drain re-entered from a callback above may have emptied and removed this
             # queue already, or a callback may have started a new one: remove only ours.
             if queue is not None and not queue and self._queues.get(actor_id) is queue:
@@ -111,9 +112,9 @@ class Submitter:
         call.args = call.kwargs = None  # drop the refs (and values) we no longer need
         return _pickle_args(call.method, args, kwargs)
 
-    def _send(self, actor_id: str, method: str, oid: str, payload: bytes) -> None:
+    def _send(self, actor_id: str, method: str, oid: str, payload: bytes, label=None) -> None:
         try:
-            self._conn.send_call(framing.call_head(actor_id, method, oid, len(payload)), payload)
+            self._conn.send_call(framing.call_head(actor_id, method, oid, len(payload), label), payload)
         except ConnectionError as e:
             self._table.resolve(oid, error=ActorDiedError(
                 f"{ActorDiedError.BASE_ERROR_MSG}\nThe actor is unreachable because {e}."))

@@ -50,9 +50,28 @@ def encode_parts(header: dict, payload: bytes = b"") -> Tuple[bytes, bytes]:
 # 10 us less per call in the driver and in the worker). Each returns exactly the bytes
 # encode_parts returns for the same header dict; tests/unit/test_framing.py checks that.
 
-def call_head(actor_id: str, method: str, oid: str, plen: int) -> bytes:
-    """Length prefix and header of ``{"op": "call", "actor_id", "method", "oid"}`` + plen."""
-    return _plain(b'{"op":"call","actor_id":"%b","method":%b,"oid":"%b"' % (_hex(actor_id), _json_str(method), _hex(oid)), plen)
+MAX_LABEL_CHARS = 64
+_LABEL_CHARS = frozenset(chr(c) for c in range(0x20, 0x7f)) - {'"', "\\"}
+
+
+def call_label(args: tuple):
+    """The call's first argument when it is a short printable string (vLLM's
+    ``execute_method("init_device", ...)``), for task lists; else None. Quotes and
+    backslashes are left out so that the header stays plain (no JSON escapes)."""
+    if not args:
+        return None
+    first = args[0]
+    if type(first) is not str or not 0 < len(first) <= MAX_LABEL_CHARS:
+        return None
+    return first if _LABEL_CHARS.issuperset(first) else None
+
+
+def call_head(actor_id: str, method: str, oid: str, plen: int, label=None) -> bytes:
+    """Length prefix and header of ``{"op": "call", "actor_id", "method", "oid"[, "label"]}`` + plen."""
+    head = b'{"op":"call","actor_id":"%b","method":%b,"oid":"%b"' % (_hex(actor_id), _json_str(method), _hex(oid))
+    if label is not None:
+        head += b',"label":"%b"' % label.encode("ascii")
+    return _plain(head, plen)
 
 
 def result_head(oid: str, status: str, plen: int) -> bytes:

@@ -14,8 +14,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ray list nodes|actors|placement-groups [--json]}: Ray's state CLI names. */
-@Command(name = "list", addMethodSubcommands = false, description = "List the cluster's nodes, actors or placement groups.")
+/** {@code ray list nodes|actors|placement-groups|tasks [--json]}: Ray's state CLI names. */
+@Command(name = "list", addMethodSubcommands = false, description = "List the cluster's nodes, actors, placement groups or tasks (actor calls).")
 public final class ListCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -23,7 +23,7 @@ public final class ListCommand implements Callable<Integer> {
         this.env = env;
     }
 
-    @Parameters(index = "0", description = "What to list: nodes, actors or placement-groups.")
+    @Parameters(index = "0", description = "What to list: nodes, actors, placement-groups or tasks.")
     String what;
 
     @Option(names = "--json", description = "Print JSON.")
@@ -34,8 +34,8 @@ public final class ListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("nodes", "actors", "placement-groups").contains(what)) {
-            System.err.println("beam: unknown resource '" + what + "'; say nodes, actors or placement-groups.");
+        if (!List.of("nodes", "actors", "placement-groups", "tasks").contains(what)) {
+            System.err.println("beam: unknown resource '" + what + "'; say nodes, actors, placement-groups or tasks.");
             return 2;
         }
         ObjectNode status = daemon.ask(env, "list " + what, "status");
@@ -43,6 +43,7 @@ public final class ListCommand implements Callable<Integer> {
         ArrayNode rows = switch (what) {
             case "nodes" -> nodes(status);
             case "actors" -> (ArrayNode) status.path("actors");
+            case "tasks" -> json ? (ArrayNode) status.path("tasks") : tasks(status); // JSON: Ray's rows as they are
             default -> groups(status);
         };
         if (json) {
@@ -52,6 +53,8 @@ public final class ListCommand implements Callable<Integer> {
         List<String> columns = switch (what) {
             case "nodes" -> List.of("node_id", "node_ip", "is_head_node", "state", "accelerators", "resources_total");
             case "actors" -> List.of("actor_id", "class_name", "state", "pid", "node_ip", "accelerator_ids", "placement_group_id");
+            case "tasks" -> List.of("task_id", "name", "label", "state", "type", "actor_id", "node_id", "worker_pid", "age_s",
+                    "error_type");
             default -> List.of("placement_group_id", "name", "strategy", "state", "bundles", "waiting_reason");
         };
         System.out.print(Table.render(columns, rows));
@@ -71,6 +74,23 @@ public final class ListCommand implements Callable<Integer> {
             o.set("accelerator_details", n.path("Accelerators"));
             o.set("resources_total", n.path("Resources"));
             if (!n.path("Alive").asBoolean()) o.put("death_reason", n.path("DeathReasonMessage").asText());
+        }
+        return out;
+    }
+
+    /** Ray's task rows as the daemon sent them, with the label as a column and a running call's age. */
+    private static ArrayNode tasks(ObjectNode status) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        long now = System.currentTimeMillis();
+        for (JsonNode t : status.path("tasks")) {
+            ObjectNode o = ((ObjectNode) t).deepCopy();
+            o.set("label", t.path("beam_label"));
+            if (t.path("state").asText().equals("RUNNING") && t.hasNonNull("start_time_ms")) {
+                o.put("age_s", Math.max(0, now - t.path("start_time_ms").asLong()) / 1000);
+            } else {
+                o.putNull("age_s");
+            }
+            out.add(o);
         }
         return out;
     }

@@ -54,6 +54,7 @@ public final class StartCommand implements Callable<Integer> {
     long maxPayloadBytes;
     int maxConnections;
     int maxActorProcesses;
+    Integer longCallSeconds;
     String tlsCert;
     String tlsKey;
     String tlsCa;
@@ -111,6 +112,9 @@ public final class StartCommand implements Callable<Integer> {
         spec.addOption(value("--max-actor-processes", "<maxActorProcesses>", int.class,
                 String.valueOf(DaemonConfig.DEFAULT_MAX_ACTOR_PROCESSES),
                 "Actor processes this node runs at once (default: from the host's memory and pid limit).", false));
+        spec.addOption(value("--long-call-seconds", "<seconds>", Integer.class, null,
+                "Name calls running longer than this in ray status, the dashboard and ray doctor (default: $"
+                        + Environment.LONG_CALL_S + ", else " + DaemonConfig.DEFAULT_LONG_CALL_SECONDS + ").", false));
         spec.addOption(value("--tls-cert", "<tlsCert>", String.class, null,
                 "PEM certificate of this node for TLS on node links (or $RAY_TLS_SERVER_CERT).", false));
         spec.addOption(value("--tls-key", "<tlsKey>", String.class, null,
@@ -168,6 +172,7 @@ public final class StartCommand implements Callable<Integer> {
         maxPayloadBytes = option("--max-payload-bytes");
         maxConnections = option("--max-connections");
         maxActorProcesses = option("--max-actor-processes");
+        longCallSeconds = option("--long-call-seconds");
         tlsCert = option("--tls-cert");
         tlsKey = option("--tls-key");
         tlsCa = option("--tls-ca");
@@ -231,12 +236,25 @@ public final class StartCommand implements Callable<Integer> {
                     new FrameLimits(maxHeaderBytes, maxPayloadBytes), maxConnections, address, token,
                     new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa, env),
                     new HttpConfig(dashboardHost, dashboardPort, agentPort, metricsPort, includeDashboard),
-                    maxActorProcesses, env);
+                    maxActorProcesses, env, longCallSeconds(env));
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;
         }
         return runInForeground(config);
+    }
+
+    /** The flag, else the environment's {@link Environment#LONG_CALL_S}, else the default. */
+    private int longCallSeconds(Environment env) {
+        if (longCallSeconds != null) return longCallSeconds;
+        String fromEnv = env.get(Environment.LONG_CALL_S);
+        if (fromEnv == null || fromEnv.isBlank()) return DaemonConfig.DEFAULT_LONG_CALL_SECONDS;
+        try {
+            return Integer.parseInt(fromEnv.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(Environment.LONG_CALL_S + " must be a whole number of seconds >= 1, got '"
+                    + fromEnv + "'");
+        }
     }
 
     private int runInForeground(DaemonConfig config) throws Exception {

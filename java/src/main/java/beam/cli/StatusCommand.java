@@ -104,6 +104,11 @@ public final class StatusCommand implements Callable<Integer> {
         }
         pending += pendingActors(s.path("actors"), out);
         if (pending == 0) out.append(" (no resource demands)\n");
+        JsonNode longCalls = s.path("long_calls");
+        if (!longCalls.isEmpty()) {
+            out.append("\nCalls running longer than ").append(s.path("long_call_threshold_ms").asLong() / 1000).append(" s:\n");
+            for (JsonNode c : longCalls) out.append(' ').append(c.path("message").asText()).append('\n');
+        }
         return out.toString();
     }
 

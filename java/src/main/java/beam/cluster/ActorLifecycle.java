@@ -44,6 +44,7 @@ final class ActorLifecycle {
     private final ActorHistory history;
     private final CallStats callStats;
     private final ActorHolders holders = new ActorHolders();
+    private final CallLog calls = new CallLog();
 
     ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats, ActorIndex index) {
         this.scheduler = scheduler;
@@ -85,7 +86,7 @@ final class ActorLifecycle {
     }
 
     /** Routes a call: what to tell whom once the lock is released, or null when it is queued. */
-    Runnable route(Client caller, String actorId, String oid, String method, Forwarded frame) {
+    Runnable route(Client caller, String actorId, String oid, String method, String label, Forwarded frame) {
         callStats.call();
         ActorRecord actor = actors.get(actorId);
         if (actor == null || actor.state == ActorRecord.State.DEAD) callStats.failed();
@@ -104,12 +105,14 @@ final class ActorLifecycle {
             }
             case PENDING, STARTING -> {
                 index.called(actor, caller);
-                actor.queued.add(new ActorRecord.Call(oid, method, frame, caller));
+                actor.queued.add(new ActorCall(oid, method, label, frame, caller, System.currentTimeMillis()));
                 yield null;
             }
             case ALIVE -> {
                 index.called(actor, caller);
-                actor.inFlight.put(oid, caller); // before the frame goes out: a death fails it either way
+                ActorCall call = new ActorCall(oid, method, label, null, caller, System.currentTimeMillis());
+                if (actor.inFlight.size() < actor.options.maxConcurrency()) call.startMillis = call.submitMillis;
+                actor.inFlight.put(oid, call); // before the frame goes out: a death fails it either way
                 Client worker = actor.worker;
                 yield () -> worker.runCall(oid, method, frame);
             }
@@ -155,14 +158,18 @@ final class ActorLifecycle {
             // while a handle existed (ray.get(A.remote().f.remote()) drops it at once)
             case PENDING -> {
                 if (actor.queued.isEmpty()) kill(actor, new DeathCause.OutOfScope());
-                else actor.queued.add(new ActorRecord.Call(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS, null));
+                else actor.queued.add(terminateCall(actor));
             }
-            case STARTING -> actor.queued.add(new ActorRecord.Call(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS, null));
+            case STARTING -> actor.queued.add(terminateCall(actor));
             case ALIVE -> actor.worker.runCall(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS);
         }
     }
 
     private static final String TERMINATE = "__ray_terminate__";
+
+    private static ActorCall terminateCall(ActorRecord actor) {
+        return new ActorCall(terminateOid(actor), TERMINATE, null, Forwarded.NO_ARGUMENTS, null, System.currentTimeMillis());
+    }
 
     /** The object id of the terminate call nobody waits for: the actor id, then ones. */
     private static String terminateOid(ActorRecord actor) {
@@ -194,16 +201,7 @@ final class ActorLifecycle {
         actor.deathMessage = DeathCause.message(actor, cause);
         if (actor.name != null) named.remove(actor.namespace + "/" + actor.name, actor);
         history.died(actor.snapshot());
-        for (ActorRecord.Call c : actor.queued) {
-            callStats.failed();
-            if (c.caller() != null) c.caller().actorDied(c.oid(), actor.deathMessage);
-        }
-        actor.queued.clear();
-        actor.inFlight.forEach((oid, caller) -> {
-            callStats.failed();
-            caller.actorDied(oid, actor.deathMessage);
-        });
-        actor.inFlight.clear();
+        calls.failAll(actor, callStats);
         LOG.info("actor " + actor.className + " " + actor.id + " died: " + DeathCause.describe(cause).lines().findFirst().orElse(""));
     }
 
@@ -249,10 +247,16 @@ final class ActorLifecycle {
         ActorRecord actor = actors.get(actorId);
         if (actor == null || actor.state != ActorRecord.State.STARTING) return;
         actor.state = ActorRecord.State.ALIVE;
+        long now = System.currentTimeMillis();
         while (!actor.queued.isEmpty()) {
-            ActorRecord.Call call = actor.queued.poll();
-            if (call.caller() != null) actor.inFlight.put(call.oid(), call.caller());
-            actor.worker.runCall(call.oid(), call.method(), call.message());
+            ActorCall call = actor.queued.poll();
+            Forwarded message = call.message;
+            call.message = null;
+            if (call.caller != null) {
+                if (actor.inFlight.size() < actor.options.maxConcurrency()) call.startMillis = now;
+                actor.inFlight.put(call.oid, call);
+            }
+            actor.worker.runCall(call.oid, call.method, message);
         }
     }
 
@@ -261,10 +265,21 @@ final class ActorLifecycle {
         if (actor != null) kill(actor, new DeathCause.ConstructorFailed(traceback));
     }
 
-    /** The caller waiting for {@code oid}, no longer in flight; null if none waits. */
-    Client takeCaller(String actorId, String oid) {
+    /** The caller waiting for {@code oid}, no longer in flight; null if none waits. {@code ok}: it returned, else it raised. */
+    Client takeCaller(String actorId, String oid, boolean ok) {
         ActorRecord actor = actors.get(actorId);
-        return actor == null ? null : actor.inFlight.remove(oid);
+        if (actor == null) return null;
+        ActorCall call = actor.inFlight.remove(oid);
+        if (call == null) return null;
+        long now = System.currentTimeMillis();
+        calls.ended(actor, call, now, ok ? null : CallLog.TASK_EXECUTION_EXCEPTION, true);
+        actor.lastResultMillis = now;
+        return call.caller;
+    }
+
+    /** The ended calls, newest first. */
+    List<CallSnapshot> endedCalls() {
+        return calls.snapshots();
     }
 
     void onProcessStarted(String actorId, long pid) {
@@ -327,8 +342,8 @@ final class ActorLifecycle {
     /** Calls of clients gone need no answer any more: a pass over the actors they called, not every actor. */
     void forgetCallers(Set<Client> gone) {
         for (ActorRecord a : index.forgetCallers(gone)) {
-            if (!a.inFlight.isEmpty()) a.inFlight.values().removeIf(gone::contains);
-            if (!a.queued.isEmpty()) a.queued.removeIf(c -> gone.contains(c.caller()));
+            if (!a.inFlight.isEmpty()) a.inFlight.values().removeIf(c -> gone.contains(c.caller));
+            if (!a.queued.isEmpty()) a.queued.removeIf(c -> gone.contains(c.caller));
         }
     }
 

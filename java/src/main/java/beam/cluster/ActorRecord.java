@@ -15,10 +15,6 @@ import java.util.Set;
 public final class ActorRecord {
     public enum State { PENDING, STARTING, ALIVE, DEAD }
 
-    /** A call waiting to be delivered, or delivered and waiting for its result. */
-    record Call(String oid, String method, Forwarded message, Client caller) {
-    }
-
     final String id;
     final String className;
     final String name;
@@ -42,8 +38,12 @@ public final class ActorRecord {
     String deathMessage;
     /** While PENDING outside a group: why no node of the cluster as it is can ever hold it, or null if one could. */
     String waitingReason;
-    final ArrayDeque<Call> queued = new ArrayDeque<>();
-    final LinkedHashMap<String, Client> inFlight = new LinkedHashMap<>();
+    /** Calls waiting for it to be ALIVE, in arrival order. */
+    final ArrayDeque<ActorCall> queued = new ArrayDeque<>();
+    /** Calls sent to its worker and not answered, in the order sent: the first max_concurrency of them run. */
+    final LinkedHashMap<String, ActorCall> inFlight = new LinkedHashMap<>();
+    /** When its last result came back: when the call behind it began (see {@link ActorCall#startedMillis}). */
+    long lastResultMillis;
     /** The clients that called this actor while it is in the table, or null before the first call ({@link ActorIndex}). */
     Set<Client> callers;
     /** The client of the last call, which the call path checks before {@link #callers}. */
@@ -108,7 +108,26 @@ public final class ActorRecord {
     public ActorSnapshot snapshot() {
         return new ActorSnapshot(id, className, name, state, pid, nodeId(), nodeIp(), deviceIds, groupId(), bundleIndex(),
                 options.request(), state == State.DEAD ? deathMessage : null, owner.jobId(), namespace, options.detached(),
-                state == State.PENDING ? waitingReason : null);
+                state == State.PENDING ? waitingReason : null, runningCall());
+    }
+
+    /** The oldest call it runs now, or null when it runs none. */
+    CallSnapshot runningCall() {
+        if (state != State.ALIVE || inFlight.isEmpty()) return null;
+        return inFlight.values().iterator().next().snapshot(this, CallSnapshot.State.RUNNING);
+    }
+
+    /** Its calls not ended, oldest first, at most {@code max}. */
+    void liveCalls(java.util.List<CallSnapshot> out, int max) {
+        for (ActorCall c : queued) {
+            if (out.size() >= max) return;
+            if (c.caller != null) out.add(c.snapshot(this, CallSnapshot.State.WAITING_FOR_ACTOR));
+        }
+        int i = 0;
+        for (ActorCall c : inFlight.values()) {
+            if (out.size() >= max) return;
+            out.add(c.snapshot(this, i++ < options.maxConcurrency() ? CallSnapshot.State.RUNNING : CallSnapshot.State.QUEUED));
+        }
     }
 
     /** The create_actor payload: cloudpickle of (cls, args, kwargs), opaque here. */

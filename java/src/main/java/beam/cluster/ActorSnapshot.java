@@ -10,11 +10,12 @@ import java.util.Map;
  * @param deviceIds     device ids per accelerator resource (Ray's get_accelerator_ids())
  * @param deathMessage  null unless the actor is DEAD
  * @param waitingReason null unless the actor is PENDING and no node of the cluster as it is could ever hold it
+ * @param runningCall   the oldest call it runs now (its name and label, since when), or null when idle
  */
 public record ActorSnapshot(String id, String className, String name, ActorRecord.State state, long pid,
                             String nodeId, String nodeIp, Map<String, List<String>> deviceIds, String groupId,
                             int bundleIndex, Resources request, String deathMessage, String jobId, String namespace,
-                            boolean detached, String waitingReason) {
+                            boolean detached, String waitingReason, CallSnapshot runningCall) {
     public List<String> gpuIds() {
         return deviceIds.getOrDefault("GPU", List.of());
     }

@@ -36,6 +36,12 @@ import java.util.Set;
 public final class Cluster {
     static final long WORKER_EXIT_GRACE_MILLIS = 2_000;
     static final int MAX_TOMBSTONES = 10_000;
+    /** Pending and running calls a snapshot lists at most (the ended ones are bounded by {@link CallLog#MAX_ENDED}). */
+    static final int MAX_LISTED_LIVE_CALLS = 10_000;
+    public static final long DEFAULT_LONG_CALL_MILLIS = 60_000;
+
+    /** A call running longer than this is named in ray status, the dashboard and ray doctor. */
+    private volatile long longCallMillis = DEFAULT_LONG_CALL_MILLIS;
 
     private final String namespace;
     private final LinkedHashMap<String, Node> nodes = new LinkedHashMap<>();
@@ -53,6 +59,12 @@ public final class Cluster {
 
     public String namespace() {
         return namespace;
+    }
+
+    /** Sets the age past which a running call counts as long (ray start --long-call-seconds). */
+    public void longCallMillis(long millis) {
+        if (millis < 1) throw new IllegalArgumentException("the long-call threshold must be at least 1 ms, not " + millis);
+        longCallMillis = millis;
     }
 
     public PlacementGroups groups() {
@@ -91,11 +103,14 @@ public final class Cluster {
         actors.create(owner, actorId, className, name, namespace, options, payload);
     }
 
-    /** A call to {@code actorId}; {@code frame} is the caller's, forwarded as it is when it is a plain call. */
-    public void call(Client caller, String actorId, String oid, String method, Forwarded frame) {
+    /**
+     * A call to {@code actorId}; {@code frame} is the caller's, forwarded as it is when it is a
+     * plain call; {@code label} is the short string the caller named it by (its first argument), or null.
+     */
+    public void call(Client caller, String actorId, String oid, String method, String label, Forwarded frame) {
         Runnable tell;
         synchronized (this) {
-            tell = actors.route(caller, actorId, oid, method, frame);
+            tell = actors.route(caller, actorId, oid, method, label, frame);
         }
         if (tell != null) tell.run();
     }
@@ -147,10 +162,11 @@ public final class Cluster {
         actors.onFailed(actorId, traceback);
     }
 
-    public void onResult(String actorId, String oid, Forwarded result) {
+    /** A worker's result; {@code ok}: the method returned (status "ok"), else it raised. */
+    public void onResult(String actorId, String oid, boolean ok, Forwarded result) {
         Client caller;
         synchronized (this) {
-            caller = actors.takeCaller(actorId, oid);
+            caller = actors.takeCaller(actorId, oid, ok);
         }
         if (caller != null) caller.callResult(result);
     }
@@ -272,13 +288,18 @@ public final class Cluster {
     /** The whole cluster as it is now, in one piece: what every view renders. */
     public synchronized ClusterSnapshot snapshot() {
         List<ActorSnapshot> actorRows = new ArrayList<>(actors.all().size());
+        List<CallSnapshot> calls = new ArrayList<>();
         int inFlight = 0;
         for (ActorRecord a : actors.all()) {
             actorRows.add(a.snapshot());
             inFlight += a.inFlight.size();
+            if (calls.size() < MAX_LISTED_LIVE_CALLS && (!a.queued.isEmpty() || !a.inFlight.isEmpty())) {
+                a.liveCalls(calls, MAX_LISTED_LIVE_CALLS);
+            }
         }
+        calls.addAll(actors.endedCalls());
         return new ClusterSnapshot(namespace, nodeSnapshots(), actorRows, groups.live(), history.deaths(),
-                history.deathsByClass(), inFlight);
+                history.deathsByClass(), inFlight, calls, longCallMillis);
     }
 
     /** Every node that ever joined, in join order, dead ones included, as it is now. */

@@ -14,16 +14,27 @@ import java.util.Map;
  * @param recentDeaths  the most recent actor deaths, newest first
  * @param deathsByClass actor deaths ever, per class
  * @param callsInFlight calls sent to an actor and not answered yet
+ * @param calls         actor calls: the pending and running ones (at most 10,000), oldest first per
+ *                      actor, then the most recent ended ones (at most 1,000), newest first
+ * @param longCallMillis the age past which a running call is named as long
  */
 public record ClusterSnapshot(String namespace, List<NodeSnapshot> nodes, List<ActorSnapshot> actors,
                               List<GroupSnapshot> groups, List<ActorHistory.Death> recentDeaths,
-                              Map<String, Long> deathsByClass, int callsInFlight) {
+                              Map<String, Long> deathsByClass, int callsInFlight,
+                              List<CallSnapshot> calls, long longCallMillis) {
     public ClusterSnapshot {
         nodes = List.copyOf(nodes);
         actors = List.copyOf(actors);
         groups = List.copyOf(groups);
         recentDeaths = List.copyOf(recentDeaths);
+        calls = List.copyOf(calls);
         deathsByClass = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(deathsByClass));
+    }
+
+    /** The calls running longer than {@link #longCallMillis} at {@code nowMillis}, oldest first. */
+    public List<CallSnapshot> longCalls(long nowMillis) {
+        return calls.stream().filter(c -> c.ageMillis(nowMillis) >= longCallMillis)
+                .sorted(java.util.Comparator.comparingLong(CallSnapshot::startMillis)).toList();
     }
 
     /** The live nodes' total resources. */

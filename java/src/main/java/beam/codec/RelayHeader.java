@@ -1,5 +1,6 @@
 package beam.codec;
 
+import beam.util.CallLabel;
 import beam.util.Ids;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -10,7 +11,7 @@ import java.util.Arrays;
  * is <em>plain</em> when it holds exactly the fields below, each of its type, ids of the right
  * length in hex, and nothing else:
  * <pre>
- *   {"op": "call",   "actor_id": 32 hex, "oid": 56 hex, "method": string, "plen"?: integer}
+ *   {"op": "call",   "actor_id": 32 hex, "oid": 56 hex, "method": string, "label"?: string, "plen"?: integer}
  *   {"op": "result", "oid": 56 hex, "status": string, "plen"?: integer}
  * </pre>
  * Such a frame is forwarded with its header bytes unchanged (docs/PROTOCOL.md, "Calls"), so
@@ -20,14 +21,15 @@ import java.util.Arrays;
  * is wrong.
  *
  * @param method the method name (calls), else null
+ * @param label  the call's label (calls that have one: 1 to 64 printable ASCII characters), else null
  * @param status the result status (results), else null
  * @param actorId the callee (calls), else null
  */
-public record RelayHeader(String op, String actorId, String oid, String method, String status, long plen) {
-    private static final int OP = 1, ACTOR_ID = 2, OID = 4, METHOD = 8, STATUS = 16, PLEN = 32;
+public record RelayHeader(String op, String actorId, String oid, String method, String label, String status, long plen) {
+    private static final int OP = 1, ACTOR_ID = 2, OID = 4, METHOD = 8, STATUS = 16, PLEN = 32, LABEL = 64;
     private static final int CALL = OP | ACTOR_ID | OID | METHOD, RESULT = OP | OID | STATUS;
     private static final byte[][] NAMES = {ascii("op"), ascii("actor_id"), ascii("oid"), ascii("method"),
-        ascii("status"), ascii("plen")};
+        ascii("status"), ascii("plen"), ascii("label")};
 
     public boolean isCall() {
         return "call".equals(op);
@@ -45,7 +47,7 @@ public record RelayHeader(String op, String actorId, String oid, String method, 
     public static RelayHeader scan(byte[] json, int offset, int length) {
         Scanner in = new Scanner(json, offset, offset + length);
         if (!in.take('{')) return null;
-        String op = null, actorId = null, oid = null, method = null, status = null;
+        String op = null, actorId = null, oid = null, method = null, label = null, status = null;
         long plen = 0;
         int seen = 0;
         if (!in.take('}')) {
@@ -65,18 +67,20 @@ public record RelayHeader(String op, String actorId, String oid, String method, 
                     case ACTOR_ID -> actorId = value;
                     case OID -> oid = value;
                     case METHOD -> method = value;
+                    case LABEL -> label = value;
                     default -> status = value;
                 }
             } while (in.take(','));
             if (!in.take('}')) return null;
         }
         if (!in.atEnd()) return null;
-        int fields = seen & ~PLEN;
+        int fields = seen & ~PLEN & ~LABEL;
+        if (label != null && !CallLabel.isValid(label)) return null; // the general path names what is wrong
         if ("call".equals(op) && fields == CALL && Ids.isHex(actorId, 32) && Ids.isHex(oid, 56)) {
-            return new RelayHeader(op, actorId, oid, method, null, plen);
+            return new RelayHeader(op, actorId, oid, method, label, null, plen);
         }
-        if ("result".equals(op) && fields == RESULT && Ids.isHex(oid, 56)) {
-            return new RelayHeader(op, null, oid, null, status, plen);
+        if ("result".equals(op) && fields == RESULT && label == null && Ids.isHex(oid, 56)) {
+            return new RelayHeader(op, null, oid, null, null, status, plen);
         }
         return null;
     }

@@ -36,6 +36,9 @@ public record Environment(Map<String, String> vars) {
     /** Where the accelerator probe reads device files: "/" unless a test points it at a fake tree. */
     public static final String DEVICE_ROOT = "BEAM_DEVICE_ROOT";
 
+    /** Seconds after which a running actor call counts as long (ray start --long-call-seconds overrides it). */
+    public static final String LONG_CALL_S = "BEAM_LONG_CALL_S";
+
     /** Where the host's shared memory is mounted ("/dev/shm" unless a test points it at a smaller filesystem). */
     public static final String SHM_PATH = "BEAM_SHM_PATH";
     /** This process's resource limits, in /proc's format ("/proc/self/limits" unless a test points it at a fake file). */

@@ -66,6 +66,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.node = new NodeAssembly(config, session, "8.8.8.8");
         this.nodeId = node.nodeId;
         this.nodeIp = node.nodeIp;
+        cluster.longCallMillis(config.longCallSeconds() * 1000L);
         this.localNode = new HeadLocalNode(cluster, node.queries);
         this.agent = node.startAgent(localNode);
         localNode.attach(agent);

@@ -34,11 +34,15 @@ import java.nio.file.Path;
  *                      for the host's default (node.ProcessCap)
  * @param environment   the environment the daemon was started in (accelerator visibility,
  *                      the device root, the Python to ask for versions)
+ * @param longCallSeconds a call running longer than this is named in ray status, the
+ *                      dashboard and ray doctor ({@code --long-call-seconds}, {@link Environment#LONG_CALL_S})
  */
 public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp,
                            Path tempDir, long ownerPid, FrameLimits limits, int maxConnections, String headAddress,
                            String authToken, Heartbeat heartbeat, TlsConfig tls,
-                           HttpConfig http, int maxActorProcesses, Environment environment) {
+                           HttpConfig http, int maxActorProcesses, Environment environment,
+                           int longCallSeconds) {
+    public static final int DEFAULT_LONG_CALL_SECONDS = 60;
     /** Ray's GCS port. */
     public static final int DEFAULT_PORT = 6379;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
@@ -60,7 +64,7 @@ public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String re
                         long ownerPid, FrameLimits limits, int maxConnections, String headAddress, String authToken,
                         Heartbeat heartbeat, TlsConfig tls, int maxActorProcesses) {
         this(port, numGpus, numCpus, resourcesJson, nodeIp, tempDir, ownerPid, limits, maxConnections, headAddress,
-                authToken, heartbeat, tls, null, maxActorProcesses, Environment.current());
+                authToken, heartbeat, tls, null, maxActorProcesses, Environment.current(), DEFAULT_LONG_CALL_SECONDS);
     }
 
     public boolean isHead() {
@@ -75,6 +79,10 @@ public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String re
         if (maxConnections < 1) throw new IllegalArgumentException("--max-connections must be >= 1");
         if (headAddress != null && !headAddress.matches(".+:[0-9]{1,5}")) {
             throw new IllegalArgumentException("--address must be HOST:PORT, got '" + headAddress + "'");
+        }
+        if (longCallSeconds < 1) {
+            throw new IllegalArgumentException("--long-call-seconds (or " + Environment.LONG_CALL_S + ") must be a whole number "
+                    + "of seconds >= 1, got " + longCallSeconds);
         }
         if (environment == null) throw new IllegalArgumentException("a daemon needs its environment (Environment.current())");
     }

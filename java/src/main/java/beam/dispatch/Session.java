@@ -199,11 +199,11 @@ public final class Session implements FramedClient {
     private void relay(RelayHeader relay, Frame frame) {
         try {
             if (relay.isCall()) {
-                cluster.call(this, relay.actorId(), relay.oid(), relay.method(), new WireFrame(frame));
+                cluster.call(this, relay.actorId(), relay.oid(), relay.method(), relay.label(), new WireFrame(frame));
             } else {
                 if (actorId == null) throw RequestException.value("only actor workers send results");
                 if (!"ok".equals(relay.status())) cluster.callStats().failed();
-                cluster.onResult(actorId, relay.oid(), new WireFrame(frame));
+                cluster.onResult(actorId, relay.oid(), "ok".equals(relay.status()), new WireFrame(frame));
             }
         } catch (RequestException e) {
             LOG.warning(describe() + ": " + e.getMessage()); // one-way: no reply to send
@@ -220,7 +220,7 @@ public final class Session implements FramedClient {
                         OptionsParser.parse(c.rid(), c.options()), frame.payload());
                 out.send(new Frame(Frames.ok(c.rid())));
             }
-            case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), c.method(), new WireFrame(frame));
+            case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), c.method(), c.label(), new WireFrame(frame));
             case Request.Lend l -> cluster.lendHandle(l.actorId());
             case Request.Borrow b -> cluster.borrowHandle(this, b.actorId(), b.lent());
             case Request.Release r -> cluster.releaseHandle(this, r.actorId());
@@ -266,7 +266,7 @@ public final class Session implements FramedClient {
                 out.put("oid", r.oid());
                 out.put("status", r.status());
                 for (String extra : List.of("kind", "message")) if (h.hasNonNull(extra)) out.set(extra, h.get(extra));
-                cluster.onResult(actorId, r.oid(), new WireFrame(new Frame(out, frame.payload())));
+                cluster.onResult(actorId, r.oid(), "ok".equals(r.status()), new WireFrame(new Frame(out, frame.payload())));
             }
         }
     }

@@ -33,6 +33,8 @@ final class StateApi {
                 list("/api/v0/nodes", head, StateRows::nodes, Set.of("node_id", "node_ip", "is_head_node", "state", "node_name")),
                 list("/api/v0/actors", head, StateRows::actors, Set.of("actor_id", "class_name", "state", "job_id", "name",
                         "node_id", "pid", "ray_namespace", "placement_group_id")),
+                list("/api/v0/tasks", head, StateRows::tasks, Set.of("task_id", "name", "state", "type", "actor_id",
+                        "node_id", "worker_pid", "job_id", "error_type", "beam_label")),
                 list("/api/v0/placement_groups", head, StateRows::placementGroups,
                         Set.of("placement_group_id", "name", "creator_job_id", "state")),
                 new Route("/api/cluster_status", false, q -> Route.Reply.json(reply("Got cluster status.",

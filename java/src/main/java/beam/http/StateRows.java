@@ -7,6 +7,7 @@ import beam.cluster.GroupSnapshot;
 import beam.cluster.NodeSnapshot;
 import beam.views.ClusterViews;
 import beam.views.GroupViews;
+import beam.views.TaskRows;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -89,6 +90,11 @@ final class StateRows {
         r.put("num_restarts", 0);
         r.put("num_restarts_due_to_lineage_reconstruction", 0);
         return r;
+    }
+
+    /** Actor calls as Ray's ACTOR_TASK rows (views/TaskRows): pending and running ones, then recent ended ones. */
+    static ArrayNode tasks(ClusterSnapshot status) {
+        return TaskRows.all(status);
     }
 
     static ArrayNode placementGroups(ClusterSnapshot status) {

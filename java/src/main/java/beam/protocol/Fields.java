@@ -51,6 +51,16 @@ final class Fields {
         return v.asText();
     }
 
+    /** An optional call label: printable ASCII, at most {@link beam.util.CallLabel#MAX_CHARS} characters. */
+    String label(String name) throws BadRequest {
+        String v = optText(name);
+        if (v != null && !beam.util.CallLabel.isValid(v)) {
+            throw bad("field '" + name + "' must be 1 to " + beam.util.CallLabel.MAX_CHARS
+                    + " printable ASCII characters (the shim sends only such first arguments)");
+        }
+        return v;
+    }
+
     String hex(String name, int chars) throws BadRequest {
         String v = text(name);
         if (!Ids.isHex(v, chars)) throw bad("field '" + name + "' must be " + chars + " hex characters");

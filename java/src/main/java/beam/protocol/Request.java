@@ -21,7 +21,8 @@ public sealed interface Request {
             implements Request {
     }
 
-    record Call(String actorId, String oid, String method) implements Request {
+    /** @param label the call's short first argument as the caller copied it (null when none) */
+    record Call(String actorId, String oid, String method, String label) implements Request {
         public long rid() {
             return -1;
         }
@@ -148,7 +149,7 @@ public sealed interface Request {
                     f.optBool("log_to_driver", true), f.optText("namespace"));
             case "create_actor" -> new CreateActor(f.rid(), f.hex("actor_id", 32), f.text("class_name"),
                     f.optText("name"), f.optText("namespace"), f.object("options"));
-            case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"));
+            case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"), f.label("label"));
             case "kill" -> new Kill(f.rid(), f.hex("actor_id", 32));
             case "lend" -> new Lend(f.hex("actor_id", 32));
             case "borrow" -> new Borrow(f.hex("actor_id", 32), f.optBool("lent", false));

@@ -78,6 +78,9 @@ public final class ClusterViews {
         }
         ObjectNode byClass = s.putObject("dead_actors_by_class");
         snapshot.deathsByClass().forEach(byClass::put);
+        s.set("tasks", TaskRows.all(snapshot));
+        s.put("long_call_threshold_ms", snapshot.longCallMillis());
+        s.set("long_calls", LongCalls.rows(snapshot, System.currentTimeMillis()));
         return s;
     }
 

@@ -1,6 +1,8 @@
 package beam.views;
 
+import beam.cluster.CallSnapshot;
 import beam.cluster.Cluster;
+import beam.cluster.ClusterSnapshot;
 import beam.cluster.HostFacts;
 import beam.cluster.Node;
 import beam.cluster.NodeAccelerator;
@@ -71,6 +73,10 @@ public final class Doctor {
             }
         }
         HostChecks.problems(hosts).forEach(problems::add);
+        long now = System.currentTimeMillis();
+        ClusterSnapshot snapshot = cluster.snapshot();
+        for (CallSnapshot c : snapshot.longCalls(now)) problems.add("long call: " + LongCalls.describe(c, now));
+        report.set("long_calls", LongCalls.rows(snapshot, now));
         report.set("reachability", probeAll(nodes, problems));
         return report;
     }

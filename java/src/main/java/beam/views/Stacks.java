@@ -2,6 +2,7 @@ package beam.views;
 
 import beam.cluster.ActorRecord;
 import beam.cluster.ActorSnapshot;
+import beam.cluster.CallSnapshot;
 import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
 import beam.cluster.Node;
@@ -62,11 +63,15 @@ public final class Stacks {
     }
 
     /**
-     * The call {@code actor} runs now, for its header; null while the snapshot does not say
-     * (it keeps no call records yet).
+     * The call {@code actor} runs now, for its header: {@code Class.method(label) for 312 s},
+     * or null when it runs none.
      */
-    static String runningCall(ActorSnapshot actor) {
-        return null;
+    static String runningCall(ActorSnapshot actor, long nowMillis) {
+        CallSnapshot c = actor.runningCall();
+        if (c == null) return null;
+        String label = c.label() == null ? "" : "(\"" + c.label() + "\")";
+        long since = c.startMillis() > 0 ? Math.max(0, nowMillis - c.startMillis()) / 1000 : -1;
+        return c.name() + label + (since >= 0 ? " for " + since + " s" : "");
     }
 
     /** The processes to dump, their headers and stacks, and the nodes that did not answer. */
@@ -76,6 +81,7 @@ public final class Stacks {
         for (NodeSnapshot n : snapshot.nodes()) if (n.alive()) live.put(n.id(), n);
         check(snapshot, drivers, filter, live);
         Map<String, List<ObjectNode>> byNode = new LinkedHashMap<>();
+        long now = System.currentTimeMillis();
         for (ActorSnapshot a : snapshot.actors()) {
             if (a.pid() <= 0 || a.state() == ActorRecord.State.DEAD || !live.containsKey(a.nodeId())) continue;
             if (!wanted(filter, a.nodeIp(), a.pid()) || filter.actorId() != null && !filter.actorId().equals(a.id())) {
@@ -84,7 +90,7 @@ public final class Stacks {
             ObjectNode h = header("actor", a.pid(), a.nodeId(), a.nodeIp()).put("class_name", a.className())
                     .put("actor_id", a.id()).put("state", a.state().name());
             if (a.name() != null && !a.name().isEmpty()) h.put("name", a.name());
-            String call = runningCall(a);
+            String call = runningCall(a, now);
             if (call != null) h.put("call", call);
             byNode.computeIfAbsent(a.nodeId(), k -> new ArrayList<>()).add(h);
         }

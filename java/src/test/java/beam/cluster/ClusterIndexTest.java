@@ -52,7 +52,7 @@ class ClusterIndexTest {
 
     private static String call(Cluster cluster, Client caller, String actorId) {
         String oid = Ids.randomHex(28);
-        cluster.call(caller, actorId, oid, "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
+        cluster.call(caller, actorId, oid, "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
         return oid;
     }
 
@@ -61,7 +61,7 @@ class ClusterIndexTest {
     }
 
     private void result(String actorId, String oid) {
-        cluster.onResult(actorId, oid, new WireFrame(new Frame(Frames.header("result").put("oid", oid).put("status", "ok"))));
+        cluster.onResult(actorId, oid, true, new WireFrame(new Frame(Frames.header("result").put("oid", oid).put("status", "ok"))));
     }
 
     @Test

@@ -44,7 +44,7 @@ class ClusterSnapshotTest {
     @Test
     void nodesActorsAndCallsAreCopiedAsTheyWere() throws Exception {
         String actorId = aliveActor();
-        cluster.call(owner, actorId, Ids.randomHex(28), "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode())));
+        cluster.call(owner, actorId, Ids.randomHex(28), "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode())));
         ClusterSnapshot before = cluster.snapshot();
 
         cluster.kill(actorId);

@@ -166,7 +166,7 @@ class PlacementTest {
         ObjectNode state = ClusterViews.state(cluster);
         assertThat(state.get("available").get("GPU").asDouble()).isEqualTo(10.0);
         String oid = Ids.randomHex(28);
-        cluster.call(driver, actorId, oid, "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
+        cluster.call(driver, actorId, oid, "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
         assertThat(driver.frames("result").getLast().header().get("message").asText())
                 .contains("placement group was removed");
     }
@@ -176,7 +176,7 @@ class PlacementTest {
         String actorId = Ids.randomHex(16);
         cluster.createActor(driver, actorId, "A", null, null, options(null, -1, 1), new byte[0]);
         for (int i = 0; i < 3; i++) {
-            cluster.call(driver, actorId, Ids.randomHex(28), "m", new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
+            cluster.call(driver, actorId, Ids.randomHex(28), "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
         }
         cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"), 1);
         List<String> messages = driver.frames("result").stream().map(f -> f.header().get("message").asText()).toList();

@@ -28,10 +28,13 @@ class RelayHeaderTest {
     @Test
     void readsPlainCallsAndResultsInAnyFieldOrder() {
         RelayHeader call = scan("{\"oid\":\"" + OID + "\",\"op\":\"call\",\"method\":\"m\",\"actor_id\":\"" + ACTOR + "\",\"plen\":7}");
-        assertThat(call).isEqualTo(new RelayHeader("call", ACTOR, OID, "m", null, 7));
+        assertThat(call).isEqualTo(new RelayHeader("call", ACTOR, OID, "m", null, null, 7));
         assertThat(call.isCall()).isTrue();
         RelayHeader result = scan("{\"op\":\"result\",\"oid\":\"" + OID + "\",\"status\":\"ok\"}");
-        assertThat(result).isEqualTo(new RelayHeader("result", null, OID, null, "ok", 0));
+        assertThat(result).isEqualTo(new RelayHeader("result", null, OID, null, null, "ok", 0));
+        RelayHeader labelled = scan("{\"op\":\"call\",\"actor_id\":\"" + ACTOR + "\",\"method\":\"execute_method\",\"oid\":\""
+                + OID + "\",\"label\":\"init_device\",\"plen\":9}");
+        assertThat(labelled).isEqualTo(new RelayHeader("call", ACTOR, OID, "execute_method", "init_device", null, 9));
     }
 
     @ParameterizedTest
@@ -50,9 +53,13 @@ class RelayHeaderTest {
         "{\"op\":\"result\",\"oid\":\"OID\",\"status\":\"ok\"} {}", // trailing content
         "{\"op\":\"result\",\"oid\":\"OID\",\"status\":\"ok\"", // cut short
         "[\"op\"]",
+        "{\"op\":\"call\",\"actor_id\":\"ACTOR\",\"oid\":\"OID\",\"method\":\"m\",\"label\":\"LONG\"}", // label over 64
+        "{\"op\":\"call\",\"actor_id\":\"ACTOR\",\"oid\":\"OID\",\"method\":\"m\",\"label\":\"\"}", // empty label
+        "{\"op\":\"call\",\"actor_id\":\"ACTOR\",\"oid\":\"OID\",\"method\":\"m\",\"label\":7}", // label not a string
+        "{\"op\":\"result\",\"oid\":\"OID\",\"status\":\"ok\",\"label\":\"x\"}", // a call's field
     })
     void anythingElseTakesTheGeneralPath(String json) {
-        assertThat(scan(json.replace("ACTOR", ACTOR).replace("OID", OID))).isNull();
+        assertThat(scan(json.replace("ACTOR", ACTOR).replace("OID", OID).replace("LONG", "x".repeat(65)))).isNull();
     }
 
     @Test

@@ -167,6 +167,22 @@ class DaemonDispatchTest {
         }
     }
 
+    @Test
+    void aCallWithABadLabelGetsAnErrorResultNamingTheField() throws Exception {
+        try (Raw c = new Raw()) {
+            c.hello();
+            String oid = Ids.randomHex(28);
+            ObjectNode h = FrameCodec.json().createObjectNode().put("op", "call").put("actor_id", Ids.randomHex(16))
+                    .put("oid", oid).put("method", "m").put("label", "x".repeat(65));
+            c.send(h, new byte[] {1, 2});
+            Frame f = c.read();
+            assertThat(f.op()).isEqualTo("result");
+            assertThat(f.header().get("oid").asText()).isEqualTo(oid);
+            assertThat(f.header().get("status").asText()).isEqualTo("error");
+            assertThat(f.header().get("message").asText()).contains("'label'").contains("64");
+        }
+    }
+
     /** The relay fast path (Session.relay): both plain forms, sent by a client they do not belong to. */
     @Test
     void plainCallAndResultFromTheWrongClientAreAnsweredOrDroppedAndTheConnectionLives() throws Exception {

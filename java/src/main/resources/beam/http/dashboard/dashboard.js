@@ -78,6 +78,11 @@ function actorRows(status) {
   return rows;
 }
 
+function nodeIp(status, nodeId) {
+  const n = (status.nodes || []).find(x => x.NodeID === nodeId);
+  return n ? n.NodeManagerAddress : "";
+}
+
 function firstLine(text) {
   return (text || "").split("\n").find(l => l.startsWith("The actor is dead because")) || (text || "").split("\n")[0] || "";
 }
@@ -136,6 +141,18 @@ function render(status) {
       b.addEventListener("click", e => { e.stopPropagation(); showStack(a.actor_id); });
       td.appendChild(b);
     }
+  });
+  const longMs = status.long_call_threshold_ms || 60000;
+  document.getElementById("long-hint").textContent = "Calls pending or running; those past " + (longMs / 1000)
+    + " s are marked long (ray start --long-call-seconds).";
+  fill("calls", (status.tasks || []).filter(t => !["FINISHED", "FAILED"].includes(t.state)), (r, t) => {
+    const age = t.state === "RUNNING" && t.start_time_ms ? status.time_ms - t.start_time_ms : 0;
+    const long = age >= longMs;
+    if (long) r.className = "long";
+    cell(r, t.name); cell(r, t.beam_label || ""); cell(r, t.state, t.state);
+    cell(r, t.state === "RUNNING" ? (Math.max(0, age) / 1000).toFixed(0) + " s" + (long ? " (long)" : "") : "");
+    cell(r, t.actor_id, "mono"); cell(r, nodeIp(status, t.node_id), "mono"); cell(r, t.worker_pid || "");
+    cell(r, long ? "ray stack --actor-id " + t.actor_id : "", "mono");
   });
   fill("pending", Object.values(status.placement_groups || {}).filter(g => g.state === "PENDING"), (r, g) => {
     cell(r, g.placement_group_id, "mono"); cell(r, g.name); cell(r, JSON.stringify(Object.values(g.bundles || {})));
