@@ -65,7 +65,7 @@ def main():
 
         def log_tail():
             shown = text(driver, "log")
-            return shown if expect["log_line"] in shown else None
+            return shown if expect["log_line"] in shown and "(stderr)" in shown else None
 
         log = wait("the log tail", log_tail)
         wait("the busy actor's Stack button", lambda: driver.execute_script(CLICK_STACK, expect["stack_actor"]))

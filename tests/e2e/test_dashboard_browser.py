@@ -1,8 +1,9 @@
 """The dashboard in a real headless Chromium on a 2-host cluster (network namespaces) with an
 actor holding a GPU on the worker, whose fake nvidia-smi reports utilization and memory, a
 call of it stuck past the head's --long-call-seconds, a dead actor and a pending placement
-group: the test reads the rendered DOM, clicking the dead actor shows its log tail, and the
-busy actor's Stack button its Python stack.
+group: the test reads the rendered DOM, clicking the dead actor shows its log tail (its
+stdout and stderr, read by the worker's daemon from its own files), and the busy actor's
+Stack button its Python stack.
 
 The browser runs on the head's host, where the dashboard listens on 127.0.0.1:8265 (the
 default). BEAM_DASHBOARD_SCREENSHOT=PATH saves a screenshot there (docs/dashboard.png is one).
@@ -37,6 +38,7 @@ class Engine:
 class Doomed:
     def ping(self):
         print("doomed says hello from the worker", flush=True)
+        print("doomed warns on stderr", file=sys.stderr, flush=True)
         return 1
 
 engine = Engine.options(resources={"node:" + worker_ip: 0.01}).remote()
@@ -121,7 +123,10 @@ def test_dashboard_renders_the_cluster_an_actors_log_and_a_stack(cluster):
     pending = [r for r in dom["pending"] if r[0] == ready["pg"]]
     assert pending and "GPU" in pending[0][5], dom["pending"]
     assert any(r[2] == ready["dead"] for r in dom["deaths"])
+    # read from the worker's own files, as `ray logs actor` reads them: stdout, then stderr
     assert "doomed says hello from the worker" in dom["log"]
+    assert dom["log"].index("(stdout)") < dom["log"].index("doomed says hello") < dom["log"].index("(stderr)") \
+        < dom["log"].index("doomed warns on stderr")
     calls = [r for r in dom["calls"] if r[0] == "Engine.execute_method"]
     assert len(calls) == 1, dom["calls"]
     name, label, state, age, actor, node, pid, where = calls[0]

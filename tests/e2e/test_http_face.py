@@ -217,6 +217,7 @@ def test_beyond_loopback_the_token_is_required_and_never_shown(clusters):
     assert get(ports["dashboard"], "/api/gcs_healthz") == (200, "success")
     for port, path in ((ports["dashboard"], "/api/v0/nodes"), (ports["dashboard"], "/"),
                        (ports["metrics"], "/metrics"), (ports["dashboard"], "/api/beam/dashboard"),
+                       (ports["dashboard"], "/api/v0/logs/file?filename=beamd.log&format=text"),
                        (ports["dashboard"], "/api/v0/tasks")):  # call labels are call arguments
         status, body = get(port, path)
         assert status == 401, (path, status)

@@ -7,7 +7,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code ray} command: {@code start}, {@code stop}, {@code status}, {@code list}, {@code get}, {@code summary},
- * {@code doctor}, {@code stack}, {@code health-check}. */
+ * {@code logs}, {@code doctor}, {@code stack}, {@code health-check}. */
 @Command(name = "ray", addMethodSubcommands = false, mixinStandardHelpOptions = true, version = "beam 0.1.0 (Ray API 2.58.0)",
         description = "beam: the slice of Ray that vLLM uses, small and fast.")
 public final class Main implements Runnable {
@@ -37,6 +37,7 @@ public final class Main implements Runnable {
         cli.addSubcommand(new GetCommand(env));
         cli.addSubcommand(new SummaryCommand(env));
         cli.addSubcommand(new DoctorCommand(env));
+        cli.addSubcommand("logs", LogsCommand.commandLine(env));
         cli.addSubcommand(new StackCommand(env));
         cli.addSubcommand(new HealthCheckCommand(env));
         cli.setCaseInsensitiveEnumValuesAllowed(true);

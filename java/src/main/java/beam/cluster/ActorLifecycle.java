@@ -315,10 +315,9 @@ final class ActorLifecycle {
         return actor == null || actor.processGone ? null : actor;
     }
 
-    void onLog(String actorId, ActorOutput log) {
+    void onLog(String actorId, Forwarded output) {
         ActorRecord actor = actors.get(actorId);
-        history.log(actorId, log);
-        if (actor != null && actor.owner.logToDriver()) actor.owner.actorLog(log.message());
+        if (actor != null && actor.owner.logToDriver()) actor.owner.actorLog(output);
     }
 
     /** The actors of a lost node are dead, their process with it; nothing of theirs is held any more. */

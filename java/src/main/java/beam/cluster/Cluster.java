@@ -241,9 +241,12 @@ public final class Cluster {
         return HostFacts.none();
     }
 
-    /** A batch of an actor's output from its node: its tail is kept, and its owner is sent it. */
-    public synchronized void onActorLog(String actorId, ActorOutput log) {
-        actors.onLog(actorId, log);
+    /**
+     * A batch of an actor's output from its node: its owner is sent it (when it asked for its
+     * actors' output). Nothing is kept here: the node keeps the files ({@code ray logs}).
+     */
+    public synchronized void onActorLog(String actorId, Forwarded output) {
+        actors.onLog(actorId, output);
     }
 
     /**
@@ -332,11 +335,6 @@ public final class Cluster {
     /** Every actor in the table: live ones, and dead ones whose process is not gone yet. */
     public Collection<ActorRecord> actors() {
         return Collections.unmodifiableCollection(actors.all());
-    }
-
-    /** The last {@code lines} lines actor {@code actorId} printed, or null if none were seen here. */
-    public synchronized String actorLogTail(String actorId, int lines) {
-        return history.tail(actorId, lines);
     }
 
     public synchronized int actorCount() {

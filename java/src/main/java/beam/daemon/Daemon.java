@@ -13,6 +13,7 @@ import beam.dispatch.LocalClient;
 import beam.dispatch.Origin;
 import beam.http.CachedView;
 import beam.http.HeadView;
+import beam.views.ClusterLogs;
 import beam.http.Route;
 import beam.link.HeadGate;
 import beam.metrics.NodeMetrics;
@@ -122,8 +123,8 @@ public final class Daemon implements DaemonContext, RunningDaemon {
             }
 
             @Override
-            public String actorLog(String actorId, int lines) {
-                return cluster.actorLogTail(actorId, lines);
+            public ObjectNode log(ClusterLogs.Ask ask) throws ClusterLogs.Refused {
+                return ClusterLogs.read(cluster, ask);
             }
 
             @Override

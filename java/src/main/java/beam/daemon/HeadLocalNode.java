@@ -61,6 +61,6 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
 
     @Override
     public void log(String actorId, Frame logFrame) {
-        cluster.onActorLog(actorId, WireFrame.output(logFrame));
+        cluster.onActorLog(actorId, new WireFrame(logFrame));
     }
 }

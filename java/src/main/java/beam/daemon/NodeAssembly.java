@@ -1,5 +1,6 @@
 package beam.daemon;
 
+import beam.node.NodeLogs;
 import beam.node.NodeQueries;
 import beam.node.StackDumps;
 import beam.views.Stacks;
@@ -74,6 +75,9 @@ final class NodeAssembly {
         this.accelerators = HostProbe.accelerators(config);
         this.codec = new FrameCodec(config.limits(), PayloadBudget.forThisHeap());
         queries.register("probe", Prober::probe);
+        NodeLogs logs = new NodeLogs(session.logsDir());
+        queries.register(NodeLogs.FILES_KIND, logs::files);
+        queries.register(NodeLogs.READ_KIND, logs::read);
     }
 
     /** The agent that runs this node's actor processes, reporting to {@code events}. */

@@ -1,6 +1,6 @@
 package beam.daemon;
 
-import beam.cluster.ActorOutput;
+import beam.cluster.Forwarded;
 import beam.cluster.Cluster;
 import beam.codec.Frame;
 import beam.dispatch.DaemonContext;
@@ -120,7 +120,7 @@ final class RelayedSessions implements HeadSide {
     }
 
     @Override
-    public ActorOutput actorOutput(Frame log) {
-        return WireFrame.output(log);
+    public Forwarded actorOutput(Frame log) {
+        return new WireFrame(log);
     }
 }

@@ -20,8 +20,8 @@ import java.util.Set;
  * client's reading pauses; a relayed client, whose link cannot pause for one client, is ended.
  */
 public final class OffLoop {
-    /** The ops that may wait: for other nodes' answers (doctor, stack), a GC (daemon_stats), a walk of the whole cluster (the rest). */
-    static final Set<String> OPS = Set.of("doctor", "daemon_stats", "status", "cluster_state", "stack", "state_list",
+    /** The ops that may wait: for other nodes' answers (doctor, stack, logs), a GC (daemon_stats), a walk of the whole cluster (the rest). */
+    static final Set<String> OPS = Set.of("doctor", "daemon_stats", "status", "cluster_state", "stack", "logs", "state_list",
             "state_summary");
     /** Queued for the end of the stream. */
     private static final Object END = new Object();

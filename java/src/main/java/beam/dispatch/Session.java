@@ -242,6 +242,7 @@ public final class Session implements FramedClient {
             case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.state(cluster)));
             case Request.Status s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.status(cluster)));
             case Request.Doctor d -> out.send(Frames.okWithBody(d.rid(), Doctor.run(cluster)));
+            case Request.Logs l -> LogRequests.answer(cluster, l, out);
             case Request.Stack s -> out.send(Frames.okWithBody(s.rid(), Stacks.run(cluster.snapshot(), daemon.drivers().list(),
                     new Stacks.Filter(s.nodeIp(), s.actorId(), s.pid()), Stacks.askerOf(cluster))));
             case Request.StateList l -> out.send(StateRequests.list(l, cluster.snapshot()));

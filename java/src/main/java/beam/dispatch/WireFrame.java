@@ -1,6 +1,5 @@
 package beam.dispatch;
 
-import beam.cluster.ActorOutput;
 import beam.cluster.Forwarded;
 import beam.codec.Frame;
 
@@ -10,11 +9,5 @@ public record WireFrame(Frame frame) implements Forwarded {
     public static Frame of(Forwarded message) {
         if (message instanceof WireFrame w) return w.frame();
         throw new IllegalArgumentException("not a frame to forward: " + message);
-    }
-
-    /** A {@code log} frame from an actor's node, as the domain keeps it and forwards it. */
-    public static ActorOutput output(Frame log) {
-        boolean stderr = log.header().path("stream").asText("stdout").equals("stderr");
-        return new ActorOutput(stderr, log.payload(), new WireFrame(log));
     }
 }

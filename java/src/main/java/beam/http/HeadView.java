@@ -1,14 +1,16 @@
 package beam.http;
 
 import beam.cluster.ClusterSnapshot;
+import beam.views.ClusterLogs;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** What the head's HTTP routes read of the cluster. */
 public interface HeadView {
     /** One snapshot of the cluster (shared; at most a few hundred ms old). */
     ClusterSnapshot status();
 
-    /** The last {@code lines} lines actor {@code actorId} printed, or null if none reached the head. */
-    String actorLog(String actorId, int lines);
+    /** A log read by the node that holds the file ({@link ClusterLogs#read}); blocks for at most its bound. */
+    ObjectNode log(ClusterLogs.Ask ask) throws ClusterLogs.Refused;
 
     /** What ray stack --actor-id reports of that actor; a 404 when no such actor is known. */
     com.fasterxml.jackson.databind.JsonNode actorStack(String actorId) throws Route.HttpError;

@@ -1,5 +1,7 @@
 package beam.http;
 
+import beam.cluster.ClusterSnapshot;
+import beam.views.ClusterLogs;
 import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -34,7 +36,7 @@ final class StateApi {
                 list("/api/v0/tasks", "tasks", head),
                 new Route("/api/cluster_status", false, q -> Route.Reply.json(reply("Got cluster status.",
                         ClusterStatusView.of(head.status())))),
-                new Route("/api/v0/logs/file", false, q -> actorLog(head, q)),
+                new Route("/api/v0/logs/file", false, q -> log(head, q)),
                 new Route("/api/beam/stack", false, q -> actorStack(head, q)),
                 new Route("/api/version", false, q -> {
                     ObjectNode v = F.objectNode();
@@ -79,23 +81,51 @@ final class StateApi {
         });
     }
 
-    /** Ray's {@code GET /api/v0/logs/file?actor_id=...&lines=N}: the tail of an actor's output. */
-    private static Route.Reply actorLog(HeadView head, java.util.Map<String, String> q) throws Route.HttpError {
+    /**
+     * Ray's {@code GET /api/v0/logs/file}: the last {@code lines} lines of an actor's
+     * ({@code actor_id}), a worker's ({@code pid}, {@code node_ip}) or a named file's
+     * ({@code filename}, {@code node_ip}) log, read by the node that holds it;
+     * {@code suffix=err} for stderr.
+     */
+    private static Route.Reply log(HeadView head, java.util.Map<String, String> q) throws Route.HttpError {
         String actorId = Query.text(q, "actor_id", null);
-        if (actorId == null || !Ids.isHex(actorId, 32)) {
-            throw new Route.HttpError(400, "query parameter 'actor_id' (32 hex characters) is required");
+        if (actorId != null && !Ids.isHex(actorId, 32)) {
+            throw new Route.HttpError(400, "query parameter 'actor_id' must be 32 hex characters");
+        }
+        long pid = Query.integer(q, "pid", 0, 0, Integer.MAX_VALUE);
+        String filename = Query.text(q, "filename", null);
+        if ((actorId != null ? 1 : 0) + (pid > 0 ? 1 : 0) + (filename != null ? 1 : 0) != 1) {
+            throw new Route.HttpError(400, "say which log with exactly one of the query parameters 'actor_id', 'pid' "
+                    + "and 'filename'");
         }
         int lines = Query.integer(q, "lines", DEFAULT_LIMIT, 1, MAX_LOG_LINES);
         String format = Query.text(q, "format", "leading_1");
         if (!format.equals("text") && !format.equals("leading_1")) {
             throw new Route.HttpError(400, "query parameter 'format' must be 'text' or 'leading_1'");
         }
-        String tail = head.actorLog(actorId, lines);
-        if (tail == null) {
-            throw new Route.HttpError(404, "no output of actor " + actorId + " reached the head (it printed nothing, "
-                    + "its node does not send its logs, or it is long gone)");
+        String suffix = Query.text(q, "suffix", "out");
+        if (!suffix.equals("out") && !suffix.equals("err")) {
+            throw new Route.HttpError(400, "query parameter 'suffix' must be 'out' or 'err'");
         }
-        return Route.Reply.text(200, format.equals("leading_1") ? "1" + tail : tail);
+        ObjectNode read;
+        try {
+            read = head.log(new ClusterLogs.Ask(actorId, pid, filename, Query.text(q, "node_ip", null),
+                    nodeId(q), suffix.equals("err"), lines, -1));
+        } catch (ClusterLogs.Refused e) {
+            throw new Route.HttpError(e.status(), e.getMessage());
+        }
+        if (!read.has("text")) {
+            throw new Route.HttpError(404, "no single log file named " + HttpFace.clip(filename) + " on node "
+                    + read.path("node_ip").asText() + "; it has " + read.path("files").size() + " matching files");
+        }
+        String text = read.path("text").asText();
+        return Route.Reply.text(200, format.equals("leading_1") ? "1" + text : text);
+    }
+
+    private static String nodeId(java.util.Map<String, String> q) throws Route.HttpError {
+        String id = Query.text(q, "node_id", null);
+        if (id != null && !Ids.isHex(id, 56)) throw new Route.HttpError(400, "query parameter 'node_id' must be 56 hex characters");
+        return id;
     }
 
     /**

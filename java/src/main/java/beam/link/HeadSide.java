@@ -1,6 +1,6 @@
 package beam.link;
 
-import beam.cluster.ActorOutput;
+import beam.cluster.Forwarded;
 import beam.cluster.Cluster;
 import beam.codec.Frame;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -27,8 +27,8 @@ public interface HeadSide {
     /** The node's Python-side versions arrived. */
     void nodeVersions(String nodeId, JsonNode versions);
 
-    /** An actor's {@code log} frame from the node, as the domain keeps and forwards it. */
-    ActorOutput actorOutput(Frame log);
+    /** An actor's {@code log} frame from the node, as the domain forwards it to the actor's owner. */
+    Forwarded actorOutput(Frame log);
 
     /** One relayed client, as the head serves it. */
     interface RelayedClient {

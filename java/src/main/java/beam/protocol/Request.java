@@ -93,6 +93,15 @@ public sealed interface Request {
     record Doctor(long rid) implements Request {
     }
 
+    /**
+     * `ray logs` and the dashboard's log tail: one of {@code actorId}, {@code pid} or
+     * {@code glob} names the file(s); {@code offset} &ge; 0 asks for what was written after it.
+     */
+    record Logs(long rid, String actorId, long pid, String glob, String nodeIp, String nodeId, boolean stderr, int lines,
+                long offset)
+            implements Request {
+    }
+
     /** `ray stack`: the Python stacks of the cluster's actor processes and drivers, narrowed by any of these (null / 0: all). */
     record Stack(long rid, String nodeIp, String actorId, long pid) implements Request {
     }
@@ -172,6 +181,10 @@ public sealed interface Request {
             case "shutdown" -> new Shutdown(f.rid());
             case "daemon_stats" -> new DaemonStats(f.rid());
             case "doctor" -> new Doctor(f.rid());
+            case "logs" -> new Logs(f.rid(), h.hasNonNull("actor_id") ? f.hex("actor_id", 32) : null, f.optLong("pid", 0),
+                    f.optText("glob"), f.optText("node_ip"),
+                    h.hasNonNull("node_id") ? f.hex("node_id", 56) : null, f.optBool("err", false), (int) f.optLong("lines", 1_000),
+                    f.optLong("offset", -1));
             case "stack" -> new Stack(f.rid(), f.optText("node_ip"),
                     h.hasNonNull("actor_id") ? f.hex("actor_id", 32) : null, f.optLong("pid", 0));
             case "actor_ready" -> new ActorReady(f.hex("actor_id", 32));

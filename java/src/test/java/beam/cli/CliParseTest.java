@@ -163,4 +163,29 @@ class CliParseTest {
             return data.readUnsignedShort();
         }
     }
+
+    @Test
+    void logsTakesRaysFormsAndDefaults() {
+        CommandLine.ParseResult logs = Main.commandLine().parseArgs("logs", "raylet.out", "-ip", "10.0.0.2");
+        var alias = (LogsCommand.ClusterLogs) logs.subcommand().commandSpec().userObject();
+        assertThat(alias.glob).isEqualTo("raylet.out"); // `ray logs GLOB` is `ray logs cluster GLOB`
+        assertThat(alias.common.nodeIp).isEqualTo("10.0.0.2");
+        assertThat(alias.common.tail).isEqualTo(1_000); // Ray's DEFAULT_LOG_LIMIT
+        var cluster = (LogsCommand.ClusterLogs) Main.commandLine().parseArgs("logs", "cluster")
+                .subcommand().subcommand().commandSpec().userObject();
+        assertThat(cluster.glob).isEqualTo("*");
+        var actor = (LogsCommand.ActorLogs) Main.commandLine().parseArgs("logs", "actor", "-a", "ab", "--err", "-f",
+                "--tail", "-1").subcommand().subcommand().commandSpec().userObject();
+        assertThat(actor.actorId).isEqualTo("ab");
+        assertThat(actor.err).isTrue();
+        assertThat(actor.common.follow).isTrue();
+        assertThat(actor.common.tail).isEqualTo(-1);
+        var worker = (LogsCommand.WorkerLogs) Main.commandLine().parseArgs("logs", "worker", "-pid", "42", "-id", "cd")
+                .subcommand().subcommand().commandSpec().userObject();
+        assertThat(worker.pid).isEqualTo(42);
+        assertThat(worker.common.nodeId).isEqualTo("cd");
+        Run missing = run("logs", "worker");
+        assertThat(missing.code()).isEqualTo(2);
+        assertThat(missing.err()).contains("Missing required option: '--pid=<pid>'");
+    }
 }

@@ -102,8 +102,13 @@ async function showLog(actorId) {
   const pre = document.getElementById("log");
   pre.hidden = false;
   pre.dataset.actor = actorId;
-  const r = await fetch("/api/v0/logs/file?format=text&lines=50&actor_id=" + encodeURIComponent(actorId));
-  pre.textContent = "--- last lines of actor " + actorId + " ---\n" + (await r.text());
+  // read by the node that holds the actor's files, as `ray logs actor --id` reads them
+  const tail = async suffix => {
+    const r = await fetch("/api/v0/logs/file?format=text&lines=50&suffix=" + suffix + "&actor_id=" + encodeURIComponent(actorId));
+    return "--- last lines of actor " + actorId + " (std" + suffix + ") ---\n" + (await r.text());
+  };
+  const [out, err] = await Promise.all([tail("out"), tail("err")]);
+  if (shownLog === actorId) pre.textContent = out + "\n" + err;
 }
 
 // On click only, never on refresh: each dump signals the process, which ends a C-level sleep early.
