@@ -28,6 +28,13 @@ class Worker:
     def boom(self):
         raise ValueError("boom")
 
+@ray.remote
+class RayWorkerProc:  # vLLM's worker: run() is its engine loop, for the life of the engine
+    def run(self):
+        time.sleep(600)
+
+engine = RayWorkerProc.remote()
+loop = engine.run.remote()
 w = Worker.remote(0)
 ray.get(w.execute_method.remote("warm_up", 0))
 try:
@@ -39,7 +46,8 @@ behind = [w.execute_method.remote("load_model", 0) for _ in range(2)]
 slow = Worker.remote(600)
 waiting = slow.execute_method.remote("never_yet", 0)
 print("READY " + json.dumps({"actor": w._actor_id.hex(), "slow": slow._actor_id.hex(), "stuck": stuck.hex()[:48],
-                             "behind": [b.hex()[:48] for b in behind], "waiting": waiting.hex()[:48]}), flush=True)
+                             "behind": [b.hex()[:48] for b in behind], "waiting": waiting.hex()[:48],
+                             "loop": loop.hex()[:48]}), flush=True)
 time.sleep(600)
 """
 
@@ -140,7 +148,7 @@ def test_python_state_api_and_http_route(cluster):
     """)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert [t["task_id"] for t in out["running"]] == [ids["stuck"]]
+    assert sorted(t["task_id"] for t in out["running"]) == sorted([ids["stuck"], ids["loop"]])
     # one attempt: Ray's get_task returns the row itself (a list only for several attempts)
     assert out["got"]["beam_label"] == "init_device" and out["got"]["state"] == "RUNNING"
     assert out["missing"] is None and out["limited"] == 1
@@ -199,3 +207,16 @@ def test_the_state_cli_filters_gets_and_summarizes_tasks_in_the_daemon(cluster):
     assert counts["RUNNING"] == 1 and counts["SUBMITTED_TO_WORKER"] == 2 and counts["PENDING_NODE_ASSIGNMENT"] == 1, counts
     bad = ray_cli(["list", "tasks", "--filter", "colour=red"], temp_dir=base)
     assert bad.returncode != 0 and "colour" in bad.stderr, bad.stderr
+
+
+def test_vllms_engine_loop_is_counted_not_named_as_a_long_call(cluster):
+    base, ids = cluster
+    status = wait_for(lambda: (lambda s: s if "Calls running longer than" in s.stdout else None)(ray_cli(["status"], temp_dir=base)))
+    assert status, "no long call was ever named"
+    assert tasks(base)[ids["loop"]]["state"] == "RUNNING"
+    assert "RayWorkerProc.run has run" not in status.stdout, status.stdout
+    assert "vLLM engine loops running (RayWorkerProc.run, for the life of the engine): 1" in status.stdout, status.stdout
+    report = json.loads(ray_cli(["status", "--json"], temp_dir=base).stdout)
+    assert ids["loop"] not in {c["task_id"] for c in report["long_calls"]} and report["engine_loops_running"] == 1
+    doctor = ray_cli(["doctor"], temp_dir=base, timeout=60)
+    assert "long call: Worker.execute_method(init_device)" in doctor.stdout and "RayWorkerProc.run" not in doctor.stdout

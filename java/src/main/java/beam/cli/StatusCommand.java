@@ -110,6 +110,10 @@ public final class StatusCommand implements Callable<Integer> {
             out.append("\nCalls running longer than ").append(s.path("long_call_threshold_ms").asLong() / 1000).append(" s:\n");
             for (JsonNode c : longCalls) out.append(' ').append(c.path("message").asText()).append('\n');
         }
+        int loops = s.path("engine_loops_running").asInt();
+        if (loops > 0) {
+            out.append("\nvLLM engine loops running (RayWorkerProc.run, for the life of the engine): ").append(loops).append('\n');
+        }
         return out.toString();
     }
 

@@ -80,7 +80,9 @@ public final class ClusterViews {
         snapshot.deathsByClass().forEach(byClass::put);
         s.set("tasks", TaskRows.all(snapshot));
         s.put("long_call_threshold_ms", snapshot.longCallMillis());
-        s.set("long_calls", LongCalls.rows(snapshot, System.currentTimeMillis()));
+        long now = System.currentTimeMillis();
+        s.set("long_calls", LongCalls.rows(snapshot, now));
+        s.put("engine_loops_running", LongCalls.engineLoops(snapshot, now));
         return s;
     }
 

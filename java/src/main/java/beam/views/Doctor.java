@@ -79,7 +79,7 @@ public final class Doctor {
         HostChecks.problems(hosts).forEach(problems::add);
         long now = System.currentTimeMillis();
         ClusterSnapshot snapshot = cluster.snapshot();
-        for (CallSnapshot c : snapshot.longCalls(now)) problems.add("long call: " + LongCalls.describe(c, now));
+        for (CallSnapshot c : LongCalls.suspects(snapshot, now)) problems.add("long call: " + LongCalls.describe(c, now));
         report.set("long_calls", LongCalls.rows(snapshot, now));
         report.set("reachability", probeAll(nodes, problems));
         return report;

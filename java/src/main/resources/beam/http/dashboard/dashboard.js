@@ -157,10 +157,11 @@ function render(status) {
   });
   const longMs = status.long_call_threshold_ms || 60000;
   document.getElementById("long-hint").textContent = "Calls pending or running; those past " + (longMs / 1000)
-    + " s are marked long (ray start --long-call-seconds).";
+    + " s are marked long (ray start --long-call-seconds), but vLLM's engine loop, which runs for the engine's life.";
+  const longIds = new Set((status.long_calls || []).map(c => c.task_id));
   fill("calls", (status.tasks || []).filter(t => !["FINISHED", "FAILED"].includes(t.state)), (r, t) => {
     const age = t.state === "RUNNING" && t.start_time_ms ? status.time_ms - t.start_time_ms : 0;
-    const long = age >= longMs;
+    const long = longIds.has(t.task_id); // past the threshold and not an engine loop (views/LongCalls)
     if (long) r.className = "long";
     cell(r, t.name); cell(r, t.beam_label || ""); cell(r, t.state, t.state);
     cell(r, t.state === "RUNNING" ? (Math.max(0, age) / 1000).toFixed(0) + " s" + (long ? " (long)" : "") : "");
