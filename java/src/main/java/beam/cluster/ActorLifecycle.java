@@ -298,13 +298,45 @@ final class ActorLifecycle {
         release(actor);
     }
 
-    void onExited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
+    /**
+     * Its process exited. The node reports an exit on another path than the worker's
+     * connection, so the last results the worker wrote before exiting may not have been read
+     * yet: a live actor whose connection is still open keeps its exit pending until the
+     * connection closes ({@link #onWorkerClosed}), or the caller's grace runs out. Returns
+     * true when the exit was kept pending.
+     */
+    boolean onExited(String actorId, WorkerExit exit) {
         ActorRecord actor = actors.get(actorId);
-        if (actor == null) return;
+        if (actor == null) return false;
         actor.processGone = true;
+        if (actor.state != ActorRecord.State.DEAD && actor.worker != null && !actor.workerClosed) {
+            actor.pendingExit = exit;
+            return true;
+        }
+        applyExit(actor, exit);
+        return false;
+    }
+
+    /** The worker's connection closed: a pending exit applies now. Returns whether the process is still running. */
+    boolean onWorkerClosed(String actorId) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor == null) return false;
+        actor.workerClosed = true;
+        applyPendingExit(actorId);
+        return !actor.processGone;
+    }
+
+    /** A pending exit applies, whether or not the connection closed (a child process may hold it). */
+    void applyPendingExit(String actorId) {
+        ActorRecord actor = actors.get(actorId);
+        if (actor != null && actor.pendingExit != null) applyExit(actor, actor.pendingExit);
+    }
+
+    private void applyExit(ActorRecord actor, WorkerExit exit) {
+        actor.pendingExit = null;
         if (actor.state != ActorRecord.State.DEAD) {
-            markDead(actor, actor.endedUnheld && exitCode == 0 ? new DeathCause.OutOfScope()
-                    : new DeathCause.ProcessExited(exitCode, stderrTail, oomKills));
+            markDead(actor, actor.endedUnheld && exit.code() == 0 ? new DeathCause.OutOfScope()
+                    : new DeathCause.ProcessExited(exit.code(), exit.stderrTail(), exit.oomKills()));
         }
         release(actor);
     }

@@ -33,6 +33,10 @@ public final class ActorRecord {
     Client worker;
     long pid;
     boolean processGone;
+    /** Its worker's connection has closed: every frame it sent (its last results) has been handled. */
+    boolean workerClosed;
+    /** Its process exited while its connection was still open: applied once the connection closes. */
+    WorkerExit pendingExit;
     /** The head ended it because no handle to it was left: a clean exit then reads as that. */
     boolean endedUnheld;
     String deathMessage;

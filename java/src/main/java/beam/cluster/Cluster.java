@@ -53,8 +53,16 @@ public final class Cluster {
     private final CallStats callStats = new CallStats();
     private final ActorLifecycle actors = new ActorLifecycle(scheduler, groups, history, callStats, index);
 
+    /** The worker-exit timers run here: the system's, or a test's manual one. */
+    private final Scheduler timers;
+
     public Cluster(String namespace) {
+        this(namespace, Scheduler.system());
+    }
+
+    public Cluster(String namespace, Scheduler timers) {
         this.namespace = namespace;
+        this.timers = timers;
     }
 
     public String namespace() {
@@ -179,21 +187,39 @@ public final class Cluster {
         actors.onStartFailed(actorId, detail);
     }
 
-    public synchronized void onActorExited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
-        actors.onExited(actorId, exitCode, stderrTail, oomKills);
+    /**
+     * An actor's process exited. Its last results may still be on their way on the worker's
+     * connection, which the node's exit report overtakes; the exit applies once that
+     * connection has closed, or after {@link #WORKER_EXIT_GRACE_MILLIS} if it stays open (a
+     * child process that inherited it).
+     */
+    public void onActorExited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
+        boolean pending;
+        synchronized (this) {
+            pending = actors.onExited(actorId, new WorkerExit(exitCode, stderrTail, oomKills));
+        }
+        if (pending) {
+            timers.after(WORKER_EXIT_GRACE_MILLIS, () -> {
+                synchronized (this) {
+                    actors.applyPendingExit(actorId);
+                }
+            });
+        }
     }
 
     /**
-     * An actor's worker connection closed. Its process normally exits right after and
+     * An actor's worker connection closed, after every frame it sent was handled: an exit
+     * reported meanwhile applies now. Its process normally exits right after and
      * {@link #onActorExited} reports the real exit code; if it lingers, kill it.
      */
     public void onWorkerDisconnected(String actorId) {
         ActorRecord actor;
         synchronized (this) {
+            if (!actors.onWorkerClosed(actorId)) return;
             actor = actors.running(actorId);
             if (actor == null) return;
         }
-        Scheduler.system().after(WORKER_EXIT_GRACE_MILLIS, () -> {
+        timers.after(WORKER_EXIT_GRACE_MILLIS, () -> {
             synchronized (this) {
                 if (!actor.processGone) actor.node.link.killActor(actor);
             }
