@@ -7,8 +7,9 @@
         then the closing line `dev: N passed, N failed, N skipped`; exits 1 if any layer
         failed. REPORT is a JUnit-XML file or a folder of them (Surefire writes one per class).
     test_report.py flakes DIR
-        DIR holds one folder per run (`junit-1/`, `pytest-1.xml`, ...): every test that failed in
-        at least one run, with how often, grouped by layer.
+        DIR holds one report per run, named LAYER-N (`junit-1/`, `pytest-1.xml`, `vllm-1.xml`;
+        other files, the runs' logs, are skipped): every test that failed in at least one run,
+        with how often, grouped by layer.
 
 Standard library only: it runs with the system python3 before any venv exists.
 """
@@ -95,6 +96,8 @@ def flakes(run_dir: pathlib.Path) -> int:
     runs: dict[str, int] = collections.Counter()
     failures: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for report in sorted(run_dir.iterdir()):
+        if not (report.is_dir() or report.suffix == ".xml"):
+            continue  # the runs' logs lie beside their reports
         layer = report.name.split("-")[0]
         found = outcomes(report)
         if not found:

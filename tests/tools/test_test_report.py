@@ -82,10 +82,12 @@ def test_flakes_counts_each_failing_test_over_the_runs(tmp_path):
     for i, body in enumerate(["def test_a(): pass\n", "def test_a(): assert False\n"], start=1):
         _, report = pytest_report(tmp_path, f"p{i}", body)
         os.replace(report, runs / f"pytest-{i}.xml")
+    (runs / "junit-1.log").write_text("[ERROR] Tests run: 2, Failures: 1\n")  # logs lie beside the reports
     done = run_tool("flakes", str(runs))
     assert done.returncode == 1
     assert "failed 2 of 3: beam.node.StackDumpsTest.stops" in done.stdout
     assert "failed 1 of 2: tests/e2e/test_sample.py::test_a" in done.stdout
+    assert ".log" not in done.stdout and done.stdout.splitlines()[-1] == "flakes: 2 tests failed at least once"
     quiet = tmp_path / "quiet"
     surefire(quiet / "junit-1", "A", failing=False)
     assert run_tool("flakes", str(quiet)).stdout.splitlines()[-1] == "flakes: no test failed in any run"
