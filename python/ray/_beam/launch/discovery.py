@@ -228,9 +228,13 @@ def resolve(address: Optional[str], start_args: Optional[list] = None,
     here = node_in(temp, refuse=True)
     if address not in (None, "auto", "local"):
         candidates = ([] if chosen else elsewhere(temp)) + elsewhere(temp, private=True)
-        for node in ([here] if here else []) + candidates:
-            if _same_address(node, address):
-                return Target(node["socket"], node)
+        serving = [n for n in ([here] if here else []) + candidates if _same_address(n, address)]
+        # Several nodes of one cluster on this machine (ray.cluster_utils.Cluster) all serve its
+        # address: the one whose IP the address names is the head, which Ray's drivers reach first.
+        host = address.rpartition(":")[0]
+        serving.sort(key=lambda n: n.get("node_ip") != host)
+        if serving:
+            return Target(serving[0]["socket"], serving[0])
         return Target(address)
     if here is not None:
         return Target(here["socket"], here)
