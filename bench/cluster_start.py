@@ -9,9 +9,11 @@ ratio Ray/beam.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -34,8 +36,15 @@ print("RESULT", json.dumps({"start": started, "stop": time.perf_counter() - t1})
 
 
 def one_round(python):
-    env = {k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "RAY_TMPDIR")}
-    done = subprocess.run([python, "-c", ROUND], capture_output=True, text=True, timeout=600, env=env, cwd="/tmp")
+    # a temp dir of its own for each round: Ray's sessions stay out of /tmp/ray, which Ray
+    # leaves world-writable and beam then refuses as a default temp dir
+    temp = tempfile.mkdtemp(prefix="bench-cluster-", dir="/tmp")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["RAY_TMPDIR"] = temp
+    try:
+        done = subprocess.run([python, "-c", ROUND], capture_output=True, text=True, timeout=600, env=env, cwd="/tmp")
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
     for line in done.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[len("RESULT "):])

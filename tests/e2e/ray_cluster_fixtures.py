@@ -9,6 +9,8 @@ which beam accepts and ignores (README, "Cluster").
 """
 
 import contextlib
+import shutil
+import tempfile
 
 import pytest
 
@@ -41,21 +43,28 @@ def _started(head: bool, connect: bool, **params):
 
 
 @pytest.fixture
-def ray_start_cluster(request, monkeypatch):
+def own_temp_dir(monkeypatch):
+    """A temp dir of the test's own (beam's tests choose theirs; Ray's fixtures do not need to)."""
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    temp = tempfile.mkdtemp(prefix="beam-rsc-", dir="/tmp")
+    monkeypatch.setenv("RAY_TMPDIR", temp)
+    yield temp
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.fixture
+def ray_start_cluster(request, own_temp_dir):
     with _started(False, False, **getattr(request, "param", {})) as cluster:
         yield cluster
 
 
 @pytest.fixture
-def ray_start_cluster_head(request, monkeypatch):
-    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+def ray_start_cluster_head(request, own_temp_dir):
     with _started(True, True, **getattr(request, "param", {})) as cluster:
         yield cluster
 
 
 @pytest.fixture
-def ray_start_cluster_enabled(request, monkeypatch):
-    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+def ray_start_cluster_enabled(request, own_temp_dir):
     with _started(False, False, **getattr(request, "param", {})) as cluster:
         yield cluster

@@ -4,6 +4,7 @@
 import os
 import json
 import subprocess
+import tempfile
 import textwrap
 
 import pytest
@@ -18,8 +19,7 @@ from conftest import ROOT, VENV_PYTHON, beam_env, wait_gone
 
 @pytest.fixture
 def cluster(monkeypatch):
-    monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    monkeypatch.delenv("RAY_TMPDIR", raising=False)
+    own_temp(monkeypatch)
     made = Cluster()
     yield made
     made.shutdown()
@@ -56,8 +56,15 @@ def test_nodes_are_daemons_with_rays_attributes(cluster):
     assert (node_id, ip) in {(w.node_id, w.node_ip_address) for w in workers}
 
 
-def test_initialize_head_and_connect_in_the_constructor(monkeypatch):
+def own_temp(monkeypatch):
+    """No cluster of the test's environment, and a temp dir of the test's own: whatever another
+    program left in /tmp/ray (real Ray leaves it world-writable) must not decide the test."""
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", tempfile.mkdtemp(prefix="beam-ct-", dir="/tmp"))
+
+
+def test_initialize_head_and_connect_in_the_constructor(monkeypatch):
+    own_temp(monkeypatch)
     with pytest.raises(RuntimeError, match="Cannot connect to uninitialized cluster"):
         Cluster(connect=True)
     c = Cluster(initialize_head=True, connect=True, head_node_args={"num_cpus": 3})

@@ -7,7 +7,7 @@ import ray
 from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-from ray_cluster_fixtures import ray_start_cluster, ray_start_cluster_head  # noqa: F401 (fixtures)
+from ray_cluster_fixtures import own_temp_dir, ray_start_cluster, ray_start_cluster_head  # noqa: F401 (fixtures)
 
 
 @ray.remote(num_cpus=1)

@@ -71,9 +71,7 @@ class Cluster:
         """``ray.init`` on this cluster's head."""
         assert self.address is not None
         assert not self.connected
-        import ray
-
-        info = ray.init(namespace=namespace, ignore_reinit_error=True, address=self.address)
+        info = client.init(namespace=namespace, ignore_reinit_error=True, address=self.address)
         self.connected = True
         return info
 
@@ -117,9 +115,7 @@ class Cluster:
         """Stop ``node``'s daemon and workers; the head sees the node lost (or leaving)."""
         c = client.get_client()
         if c is not None and c.conn.address == node.raylet_socket_name:
-            import ray
-
-            ray.shutdown()
+            client.shutdown()
             raise ValueError(REMOVE_CONNECTED)
         node.kill_all_processes(check_alive=False, allow_graceful=allow_graceful, wait=True)
         if node is self.head_node:
@@ -161,9 +157,7 @@ class Cluster:
     def shutdown(self) -> None:
         """Remove every node, the head last; nothing of the cluster is left."""
         if self.connected:
-            import ray
-
-            ray.shutdown()
+            client.shutdown()
             self.connected = False
         for node in list(self.worker_nodes):
             self.remove_node(node)
