@@ -3,7 +3,9 @@
 The rule (docs/DESIGN.md, "Finding the cluster"; beam.cli.Discovery is the CLI's copy):
 
 - an address (the argument, else ``RAY_ADDRESS``) other than "auto"/"local": the local
-  daemon serving it (drivers talk to their own machine's daemon), else that address;
+  daemon serving it, any of this user's, private or not, whatever temp dir was chosen
+  (drivers talk to their own machine's daemon; of several, the one whose IP the address
+  names), else that address;
 - else the daemon of the temp dir (ray/_beam/launch/tempdirs.py). When the user chose that folder
   (``_temp_dir`` or ``RAY_TMPDIR``), only it counts. Otherwise, if none runs there, every
   beam daemon of this user on this machine, found in /proc as Ray finds its GCS: exactly one
@@ -184,12 +186,13 @@ def _owner_temp(pid: int) -> Optional[str]:
     return tempdirs.temp_dir(None, env, cwd, os.geteuid())
 
 
-def elsewhere(temp: str, private: bool = False) -> List[dict]:
+def elsewhere(temp: str, private: bool = False, any_owner: bool = False) -> List[dict]:
     """node.json of each daemon of this user running with another temp dir than ``temp``
-    (with ``private``, of each private cluster whose driver runs with ``temp`` instead)."""
+    (with ``private``, of each private cluster whose driver runs with ``temp`` instead, or
+    with ``any_owner`` whatever its driver's temp dir)."""
     found = []
     for pid, dir_ in _proc_daemons(private):
-        if private and _owner_temp(pid) != temp:
+        if private and not any_owner and _owner_temp(pid) != temp:
             continue
         if dir_ != temp:
             node = _node_of(pid, dir_)
@@ -227,10 +230,17 @@ def resolve(address: Optional[str], start_args: Optional[list] = None,
     chosen = tempdirs.chosen_name(temp_flag) is not None
     here = node_in(temp, refuse=True)
     if address not in (None, "auto", "local"):
-        candidates = ([] if chosen else elsewhere(temp)) + elsewhere(temp, private=True)
-        for node in ([here] if here else []) + candidates:
-            if _same_address(node, address):
-                return Target(node["socket"], node)
+        # An address names one cluster: any daemon of this user that serves it will do,
+        # whatever temp dir was chosen (the nodes of a ray.cluster_utils.Cluster each have
+        # their own, and are private to the process that made them).
+        candidates = elsewhere(temp) + elsewhere(temp, private=True, any_owner=True)
+        serving = [n for n in ([here] if here else []) + candidates if _same_address(n, address)]
+        # Several nodes of one cluster on this machine (ray.cluster_utils.Cluster) all serve its
+        # address: the one whose IP the address names is the head, which Ray's drivers reach first.
+        host = address.rpartition(":")[0]
+        serving.sort(key=lambda n: n.get("node_ip") != host)
+        if serving:
+            return Target(serving[0]["socket"], serving[0])
         return Target(address)
     if here is not None:
         return Target(here["socket"], here)

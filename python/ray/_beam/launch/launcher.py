@@ -74,20 +74,21 @@ def daemon_env() -> dict:
 
 
 def start_detached(argv: Sequence[str], out: BinaryIO | None = None, err: BinaryIO | None = None,
-                   reap: bool = False) -> int:
+                   reap: bool = False, env: dict | None = None) -> int:
     """``ray start ARGV`` (without --block): launch the daemon in a new session with stderr
     appended to TEMP/beamd-stderr.log, write what it reports to ``out`` and ``err`` (this
     process's stdout and stderr unless given) until it is ready, return the exit status of
     ``ray start``. ``ray start`` and ``ray.init()``'s private cluster both start this way;
     a caller that lives on after the start (``ray.init()``) passes ``reap`` so that the
-    daemon, once it exits, does not linger as its zombie."""
+    daemon, once it exits, does not linger as its zombie. ``env``: the daemon's environment
+    instead of ``daemon_env()`` (a Cluster node's ``env_vars``)."""
     out = sys.stdout.buffer if out is None else out
     err = sys.stderr.buffer if err is None else err
     cmd = daemon_command(argv)
     temp = temp_root(argv)
     tempdirs.prepare_for_start(temp)  # ValueError: refused, before the log is made there
     log_path = os.path.join(temp, "beamd-stderr.log")
-    pid, report = _spawn_daemon(cmd, log_path)
+    pid, report = _spawn_daemon(cmd, log_path, env)
     explained = False
     with open(report, "rb") as lines:
         for line in lines:
@@ -111,7 +112,7 @@ def start_detached(argv: Sequence[str], out: BinaryIO | None = None, err: Binary
     return code
 
 
-def _spawn_daemon(cmd: list[str], log_path: str) -> tuple[int, int]:
+def _spawn_daemon(cmd: list[str], log_path: str, env: dict | None = None) -> tuple[int, int]:
     """Start ``cmd`` in a new session: stdin /dev/null, stdout a pipe, stderr appended to
     ``log_path``, no other descriptor of ours (as subprocess's close_fds). Returns (its pid,
     the pipe's read end). posix_spawn, not subprocess: that import pulls in locale, re and
@@ -125,7 +126,7 @@ def _spawn_daemon(cmd: list[str], log_path: str) -> tuple[int, int]:
     try:
         # Signals need no reset (subprocess resets SIGPIPE, which Python ignores): the JVM
         # installs its own handler for it.
-        pid = os.posix_spawn(cmd[0], cmd, daemon_env(), file_actions=actions, setsid=True)
+        pid = os.posix_spawn(cmd[0], cmd, env or daemon_env(), file_actions=actions, setsid=True)
     except BaseException:
         os.close(read_end)
         raise

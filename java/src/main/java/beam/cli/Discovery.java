@@ -91,9 +91,16 @@ final class Discovery {
     private static ObjectNode serving(String address, Found here, List<Found> others) {
         List<Found> all = new ArrayList<>(others);
         if (here != null) all.add(0, here);
+        // Several nodes of one cluster on this machine (ray.cluster_utils.Cluster) all serve its
+        // address: the one whose IP the address names is the head, which Ray's drivers reach first.
+        String host = address.substring(0, Math.max(0, address.lastIndexOf(':')));
+        ObjectNode anyServing = null;
         for (Found f : all) {
-            if (sameAddress(f.node(), address)) return f.node();
+            if (!sameAddress(f.node(), address)) continue;
+            if (f.node().path("node_ip").asText().equals(host)) return f.node();
+            if (anyServing == null) anyServing = f.node();
         }
+        if (anyServing != null) return anyServing;
         System.err.println("beam: no beam daemon of yours on this machine serves the cluster at " + address
                 + (all.isEmpty() ? "" : "; running here: " + String.join(", ",
                         all.stream().map(f -> f.node().path("address").asText() + " (temp dir " + f.tempDir() + ")").toList()))

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -171,12 +172,27 @@ public final class PlacementGroups {
         }
     }
 
+    /**
+     * The nodes the bundles not placed yet may go to. After a node loss the strict strategies
+     * still hold for the whole group, not only for the bundles re-placed: STRICT_SPREAD avoids
+     * the nodes its surviving bundles are on, STRICT_PACK goes where they are.
+     */
+    private Collection<Node> candidates(PlacementGroup g) {
+        List<Node> kept = g.bundles.stream().filter(Bundle::placed).map(b -> b.node).distinct().toList();
+        if (kept.isEmpty()) return cluster.allNodes();
+        return switch (g.strategy) {
+            case "STRICT_SPREAD" -> cluster.allNodes().stream().filter(n -> !kept.contains(n)).toList();
+            case "STRICT_PACK" -> kept;
+            default -> cluster.allNodes();
+        };
+    }
+
     /** Places every bundle not placed yet (all of them, unless rescheduling after a node loss). */
     private boolean tryPlace(PlacementGroup g) {
         g.attempts++;
         List<Bundle> todo = g.bundles.stream().filter(b -> !b.placed()).toList();
         List<Resources> specs = todo.stream().map(b -> b.spec).toList();
-        List<Node> plan = Placement.plan(g.strategy, specs, cluster.allNodes());
+        List<Node> plan = Placement.plan(g.strategy, specs, candidates(g));
         if (plan == null) return false;
         boolean rescheduled = g.state == GroupState.RESCHEDULING;
         for (int i = 0; i < plan.size(); i++) {

@@ -1,0 +1,61 @@
+"""Multi-node tests written as Ray's own are (its ``ray_start_cluster*`` fixtures, its asserts),
+run on beam's ``Cluster``: each node a daemon, a removed node a real loss."""
+
+import pytest
+
+import ray
+from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
+from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+from ray_cluster_fixtures import own_temp_dir, ray_start_cluster, ray_start_cluster_head  # noqa: F401 (fixtures)
+
+
+@ray.remote(num_cpus=1)
+class Node:
+    def id(self):
+        return ray.get_runtime_context().get_node_id()
+
+
+def _wait(predicate, what, timeout=60):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"{what} within {timeout} s"
+        time.sleep(0.05)
+
+
+def test_one_cpu_actors_fill_one_cpu_nodes(ray_start_cluster):
+    cluster = ray_start_cluster
+    for _ in range(3):
+        cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address)
+    actors = [Node.remote() for _ in range(3)]
+    assert len(set(ray.get([a.id.remote() for a in actors], timeout=60))) == 3
+
+
+@pytest.mark.parametrize("ray_start_cluster", [{"num_nodes": 2, "num_cpus": 2}], indirect=True)
+def test_the_fixture_connects_to_the_first_node(ray_start_cluster):
+    assert ray.is_initialized()
+    assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+    assert ray.get_runtime_context().get_node_id() == ray_start_cluster.head_node.node_id
+    assert ray.cluster_resources()["CPU"] == 4
+
+
+@pytest.mark.parametrize("ray_start_cluster_head", [{"num_cpus": 0}], indirect=True)
+def test_strict_spread_group_reschedules_when_a_node_dies(ray_start_cluster_head):
+    cluster = ray_start_cluster_head
+    nodes = [cluster.add_node(num_cpus=2) for _ in range(2)]
+    cluster.wait_for_nodes()
+    pg = placement_group([{"CPU": 1}] * 2, strategy="STRICT_SPREAD")
+    ray.get(pg.ready(), timeout=60)
+    actors = [Node.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
+        placement_group=pg, placement_group_bundle_index=i)).remote() for i in range(2)]
+    assert set(ray.get([a.id.remote() for a in actors], timeout=60)) == {n.node_id for n in nodes}
+
+    cluster.remove_node(nodes[0])
+    _wait(lambda: placement_group_table(pg)["state"] == "RESCHEDULING", "the group went RESCHEDULING")
+    cluster.add_node(num_cpus=2)
+    _wait(lambda: placement_group_table(pg)["state"] == "CREATED", "the group was placed again")
+    remove_placement_group(pg)
+    _wait(lambda: placement_group_table(pg)["state"] == "REMOVED", "the group was removed")
