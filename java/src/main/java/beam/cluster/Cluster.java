@@ -32,9 +32,11 @@ import java.util.concurrent.CompletableFuture;
  * call's entry in flight is made under the lock before its frame goes out, so an actor's
  * death fails it whether or not it was written.
  *
- * <p>Views read {@link #snapshot()}: records copied under the lock in one piece, rendered
- * without it. The few readers that walk {@link #nodes()} and {@link #actors()} themselves
- * (ray doctor, version checks) hold this object's lock while they do.
+ * <p>Views read {@link #snapshot()} or a point query ({@link #actor}, {@link #node},
+ * {@link #liveNodeSnapshots}): records copied under the lock, rendered without it; they ask a
+ * node through {@link #ask} and write back only through methods here ({@link #onVersionWarnings}).
+ * No view takes this object's lock; {@link PlacementGroups} still shares it (its own methods
+ * synchronize on this object), which is why the lock is not yet a private one.
  */
 public final class Cluster {
     static final long WORKER_EXIT_GRACE_MILLIS = 2_000;
