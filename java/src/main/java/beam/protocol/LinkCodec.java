@@ -143,12 +143,7 @@ public final class LinkCodec {
                 h.put("kind", a.question().kind());
                 h.set("args", NodeQuestionCodec.args(a.question()));
             }
-            case UnknownAsk a -> {
-                h = Frames.header("node_ask");
-                h.put("ask_id", a.askId());
-                h.put("kind", a.kind());
-                h.putObject("args");
-            }
+            case UnknownAsk a -> (h = Frames.header("node_ask")).put("ask_id", a.askId()).put("kind", a.kind()).putObject("args");
         }
         return new Frame(h);
     }
@@ -243,13 +238,17 @@ public final class LinkCodec {
         return question == null ? new UnknownAsk(f.longInteger("ask_id"), kind) : new Ask(f.longInteger("ask_id"), question);
     }
 
-    /** An answer names its question's kind, so that it reads into that kind's record. */
+    /** An answer names its question's kind, so that it reads into that kind's record; one that does not read fails its ask at once. */
     private static AskAnswer nodeAnswer(Fields f, ObjectNode h) throws BadRequest {
+        long askId = f.longInteger("ask_id");
         String error = f.optText("error");
-        if (error != null) return new AskAnswer(f.longInteger("ask_id"), null, error);
-        JsonNode result = h.get("result");
-        if (result == null) throw new BadRequest(-1, "node_answer: needs 'result' or 'error'");
-        return new AskAnswer(f.longInteger("ask_id"), NodeQuestionCodec.answer(f.text("kind"), result), null);
+        if (error != null) return new AskAnswer(askId, null, error);
+        if (h.get("result") == null) throw new BadRequest(-1, "node_answer: needs 'result' or 'error'");
+        try {
+            return new AskAnswer(askId, NodeQuestionCodec.answer(f.text("kind"), h.get("result")), null);
+        } catch (BadRequest e) {
+            return new AskAnswer(askId, null, "its answer did not read: " + e.getMessage());
+        }
     }
 
     private static Ping ping(Fields f, ObjectNode h) throws BadRequest {
