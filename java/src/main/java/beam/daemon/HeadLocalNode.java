@@ -10,7 +10,6 @@ import beam.node.NodeAgent;
 import beam.node.NodeAnswers;
 import beam.util.NodeQuestion;
 import beam.cluster.SpawnSpec;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

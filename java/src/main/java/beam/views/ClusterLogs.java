@@ -8,7 +8,6 @@ import beam.util.NodeQuestion;
 import beam.util.NodeQuestion.ListLogs;
 import beam.util.NodeQuestion.LogFile;
 import beam.util.NodeQuestion.LogFiles;
-import beam.util.NodeQuestion.LogRead;
 import beam.util.NodeQuestion.LogRefused;
 import beam.util.NodeQuestion.LogText;
 import beam.util.NodeQuestion.ReadLog;
