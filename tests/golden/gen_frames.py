@@ -81,11 +81,9 @@ LINK = [
     ("node_versions", "toHead", "NodeVersions",
      {"op": "node_versions", "versions": {"python": "3.11.9", "vllm": None, "torch": "2.5.1",
                                           "cloudpickle": "3.1.0"}}, b""),
-    ("node_answer", "toHead", "NodeAnswer",
-     {"op": "node_answer", "ask_id": 3,
-      "result": [{"node_id": NODE, "address": "10.0.0.3:41234", "ok": True, "ms": 0.4}]}, b""),
-    ("node_answer_error", "toHead", "NodeAnswer",
-     {"op": "node_answer", "ask_id": 4, "error": "this node does not answer 'stack'"}, b""),
+    # the answer to a node question names its kind, so that the head reads the result as that kind's
+    ("node_answer_error", "toHead", "AskAnswer",
+     {"op": "node_answer", "ask_id": 4, "error": "this node does not answer 'top'"}, b""),
     ("node_leave", "toHead", "NodeLeave", {"op": "node_leave"}, b""),
     ("start_actor", "toNode", "StartActor",
      {"op": "start_actor", "actor_id": ACTOR, "class_name": "RayWorkerWrapper",
@@ -93,9 +91,8 @@ LINK = [
       "context": {"python": "/usr/bin/python3", "cwd": "/home/u", "sys_path": ["/home/u", "/opt/lib"]},
       "log_to_owner": True, "omp_threads": 1}, b""),
     ("kill_actor", "toNode", "KillActor", {"op": "kill_actor", "actor_id": ACTOR}, b""),
-    ("node_ask", "toNode", "NodeAsk",
-     {"op": "node_ask", "ask_id": 3, "kind": "probe",
-      "args": [{"node_id": NODE, "ip": "10.0.0.3", "port": 41234}]}, b""),
+    # a question of a kind this node does not know: answered with an error naming it
+    ("node_ask_unknown_kind", "toNode", "UnknownAsk", {"op": "node_ask", "ask_id": 4, "kind": "top", "args": {}}, b""),
     # a client's plain call, tagged on the bytes: "cid" is the first field
     ("relayed_call", "toHead", "Relayed",
      {"cid": 5, "op": "call", "actor_id": ACTOR, "method": "echo", "oid": "00" * 24 + "00000000", "plen": 3},
@@ -103,6 +100,30 @@ LINK = [
     # any other client frame carries the tag in its tree, last
     ("relayed_reply", "toNode", "Relayed", {"op": "reply", "rid": 2, "ok": True, "cid": 5}, b""),
 ]
+
+
+# One question and answer pair per kind of node question (beam.util.NodeQuestion): each names the
+# record it carries, and the test checks that every question and every answer record has one.
+NODE_QUESTIONS = [
+    ("probe", "Probe", [{"node_id": NODE, "ip": "10.0.0.3", "port": 41234}, {"node_id": "ef" * 28, "ip": "10.0.0.4", "port": -1}],
+     [("ProbeResults", [{"node_id": NODE, "address": "10.0.0.3:41234", "ok": True, "ms": 0.4},
+                        {"node_id": "ef" * 28, "address": "10.0.0.4:-1", "ok": False,
+                         "error": "the node has no probe port (its node IP could not be bound)"}])]),
+    ("log_files", "ListLogs", {"glob": "actor-*.err"},
+     [("LogFiles", {"files": [{"name": "actor-Worker-" + ACTOR + "-4242.err", "size": 1234}], "truncated": False})]),
+    ("logs", "ReadLog", {"stream": "err", "lines": 100, "offset": 512, "actor_id": ACTOR},
+     [("LogText", {"file": "actor-Worker-" + ACTOR + "-4242.err", "text": "Traceback\n", "offset": 522, "truncated": False}),
+      ("LogRefused", {"error": "no stderr file of a worker with pid 4243 in /tmp/ray/session_1/logs"})]),
+    ("stack", "DumpStacks", {"processes": [{"pid": 4242, "role": "actor"}, {"pid": 77, "role": "driver"}], "wait_ms": 3000},
+     [("DumpedStacks", {"processes": [{"pid": 4242, "stack": "Current thread 0x1 (most recent call first):\n"},
+                                      {"pid": 77, "error": "exited"}]})]),
+]
+for _kind, _question, _args, _answers in NODE_QUESTIONS:
+    LINK.append(("node_ask_" + _kind, "toNode", "Ask", {"op": "node_ask", "ask_id": 3, "kind": _kind, "args": _args}, b"",
+                 _question))
+    for _answer, _result in _answers:
+        LINK.append(("node_answer_" + _answer, "toHead", "AskAnswer",
+                     {"op": "node_answer", "ask_id": 3, "kind": _kind, "result": _result}, b"", _answer))
 
 
 # Frames that break the framing rules: the receiver must close the connection.
@@ -138,8 +159,9 @@ def main():
     path = os.path.join(here, "frames.json")
     _write(path, [_case(name, header, payload) for name, header, payload in CASES])
     _write(os.path.join(here, "link_frames.json"),
-           [dict(_case(name, header, payload), reader=reader, message=message)
-            for name, reader, message, header, payload in LINK])
+           [dict(_case(name, header, payload), reader=reader, message=message,
+                 **({"carries": rest[0]} if rest else {}))
+            for name, reader, message, header, payload, *rest in LINK])
     bad = [{"name": n, "frame_hex": h} for n, h in BAD]
     with open(os.path.join(os.path.dirname(path), "bad_frames.json"), "w") as f:
         json.dump(bad, f, indent=1)

@@ -39,6 +39,15 @@ public final class ActorHistory {
         return new LinkedHashMap<>(deathsByClass);
     }
 
+    /** The most recent death of actor {@code id} still remembered, or null (a pass over at most {@link #MAX_DEATHS}). */
+    ActorSnapshot death(String id) {
+        for (var it = deaths.descendingIterator(); it.hasNext(); ) {
+            ActorSnapshot a = it.next().actor();
+            if (a.id().equals(id)) return a;
+        }
+        return null;
+    }
+
     /** The most recent deaths, newest first. */
     List<Death> deaths() {
         List<Death> out = new ArrayList<>(deaths);

@@ -2,8 +2,10 @@ package beam.cluster;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -24,11 +26,14 @@ final class ActorIndex {
     private final IdentityIndex<Client, ActorRecord> byOwner = new IdentityIndex<>();
     private final IdentityIndex<Node, ActorRecord> byNode = new IdentityIndex<>();
     private final IdentityIndex<Client, ActorRecord> byCaller = new IdentityIndex<>();
+    /** Every actor in the table by id: a view's point query ({@link Cluster#actor}) costs one lookup. */
+    private final Map<String, ActorRecord> byId = new HashMap<>();
 
     /** A new actor in the table. */
     void add(ActorRecord actor) {
         if (actor.group != null) actor.group.actors.add(actor);
         byOwner.add(actor.owner, actor);
+        byId.put(actor.id, actor);
     }
 
     /** {@code actor} was given resources on {@code actor.node}: it dies with that node. */
@@ -48,6 +53,7 @@ final class ActorIndex {
     void remove(ActorRecord actor) {
         if (actor.group != null) actor.group.actors.remove(actor);
         byOwner.remove(actor.owner, actor);
+        byId.remove(actor.id, actor);
         if (actor.node != null) byNode.remove(actor.node, actor);
         if (actor.callers != null) {
             for (Client c : actor.callers) byCaller.remove(c, actor);
@@ -89,8 +95,13 @@ final class ActorIndex {
         return Set.copyOf(byCaller.get(caller));
     }
 
-    /** How many owners, nodes and callers have an entry (tests: nothing is left behind). */
+    /** The actor in the table with this id, or null. */
+    ActorRecord byId(String id) {
+        return byId.get(id);
+    }
+
+    /** How many ids, owners, nodes and callers have an entry (tests: nothing is left behind). */
     int keys() {
-        return byOwner.keys() + byNode.keys() + byCaller.keys();
+        return byId.size() + byOwner.keys() + byNode.keys() + byCaller.keys();
     }
 }

@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.NodeQuestion;
 import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -9,8 +10,10 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The cluster's state: nodes, actors and calls to them, behind one lock. Actors live in
@@ -29,9 +32,11 @@ import java.util.Set;
  * call's entry in flight is made under the lock before its frame goes out, so an actor's
  * death fails it whether or not it was written.
  *
- * <p>Views read {@link #snapshot()}: records copied under the lock in one piece, rendered
- * without it. The few readers that walk {@link #nodes()} and {@link #actors()} themselves
- * (ray doctor, version checks) hold this object's lock while they do.
+ * <p>Views read {@link #snapshot()} or a point query ({@link #actor}, {@link #node},
+ * {@link #liveNodeSnapshots}): records copied under the lock, rendered without it; they ask a
+ * node through {@link #ask} and write back only through methods here ({@link #onVersionWarnings}).
+ * No view takes this object's lock; {@link PlacementGroups} still shares it (its own methods
+ * synchronize on this object), which is why the lock is not yet a private one.
  */
 public final class Cluster {
     static final long WORKER_EXIT_GRACE_MILLIS = 2_000;
@@ -228,43 +233,26 @@ public final class Cluster {
 
     /**
      * A node's Python-side versions arrived (shortly after its join): merged into its facts.
-     * Returns the node, or null if it is gone or sent no versions.
+     * Returns the node as it is now, or null if it is gone or sent no versions.
      */
-    public synchronized Node onNodeVersions(String nodeId, JsonNode versions) {
+    public synchronized NodeSnapshot onNodeVersions(String nodeId, JsonNode versions) {
         Node node = nodes.get(nodeId);
         if (node == null || !(versions instanceof ObjectNode v)) return null;
-        ObjectNode update = JsonNodeFactory.instance.objectNode();
-        update.set("versions", v);
-        node.facts = node.facts.merge(update);
-        return node;
+        node.report(JsonNodeFactory.instance.objectNode().set("versions", v));
+        return node.snapshot();
     }
 
-    /**
-     * Facts a node reported after its join (its HTTP ports, the head's version warnings about
-     * it): merged into what it said at the join; its {@code telemetry}, when it sends one,
-     * replaces its last (a malformed one is shown as the node's problem).
-     */
+    /** The head's warnings about how the node's versions differ from its own (views/VersionCheck); they replace the last. */
+    public synchronized void onVersionWarnings(String nodeId, List<String> warnings) {
+        Node node = nodes.get(nodeId);
+        if (node != null) node.report(JsonNodeFactory.instance.objectNode().set("version_warnings",
+                JsonNodeFactory.instance.arrayNode().addAll(warnings.stream().map(JsonNodeFactory.instance::textNode).toList())));
+    }
+
+    /** Facts a node reported after its join (its HTTP ports, its accelerators' sample): see {@link Node#report}. */
     public synchronized void onNodeFacts(String nodeId, ObjectNode facts) {
         Node node = nodes.get(nodeId);
-        if (node == null) return;
-        if (facts.has("telemetry")) {
-            // the node's accelerator sample rides the facts path but is kept apart: it changes every few seconds
-            ObjectNode rest = facts.deepCopy();
-            try {
-                node.telemetry = DeviceTelemetry.fromJson(rest.remove("telemetry"));
-            } catch (IllegalArgumentException e) {
-                node.telemetry = DeviceTelemetry.NONE.failed("the node sent a sample the head cannot read: "
-                        + e.getMessage(), false);
-            }
-            facts = rest;
-        }
-        if (!facts.isEmpty()) node.facts = node.facts.merge(facts);
-    }
-
-    /** The head node's facts, the ones every joined node's versions are compared with. */
-    public synchronized HostFacts headFacts() {
-        for (Node n : nodes.values()) if (n.head) return n.facts;
-        return HostFacts.none();
+        if (node != null) node.report(facts);
     }
 
     /**
@@ -351,15 +339,56 @@ public final class Cluster {
         return out;
     }
 
-    // ------------------------------------------------ live reads for views (hold this object's lock)
+    /** The live nodes, in join order, as they are now (their facts and telemetry with them). */
+    public synchronized List<NodeSnapshot> liveNodeSnapshots() {
+        return nodes.values().stream().filter(n -> n.alive).map(Node::snapshot).toList();
+    }
+
+    /** The node with this id as it is now, dead or alive; null when none ever joined. */
+    public synchronized NodeSnapshot node(String nodeId) {
+        Node n = nodes.get(nodeId);
+        return n == null ? null : n.snapshot();
+    }
+
+    /** The actor as it is now: one lookup in the table, else among the recent deaths; null when unknown. */
+    public synchronized ActorSnapshot actor(String actorId) {
+        ActorRecord a = index.byId(actorId);
+        return a != null ? a.snapshot() : history.death(actorId);
+    }
+
+    /** The ids of the nodes where an actor in the table has process {@code pid} (a pass, no copy). */
+    public synchronized Set<String> nodesRunningPid(long pid) {
+        Set<String> found = new LinkedHashSet<>();
+        for (ActorRecord a : actors.all()) if (a.node != null && a.pid == pid) found.add(a.node.id);
+        return found;
+    }
+
+    /**
+     * Asks the live node {@code nodeId} a question over its link (the head's own in process); the
+     * lock is held only to find the node. Fails, naming the node, when it is gone.
+     */
+    public <A extends NodeQuestion.Answer> CompletableFuture<A> ask(String nodeId, NodeQuestion<A> question) {
+        NodeLink link;
+        synchronized (this) {
+            Node node = nodes.get(nodeId);
+            if (node == null || !node.alive) {
+                return CompletableFuture.failedFuture(new IllegalStateException(node == null ? "no node " + nodeId
+                        : "node " + node.hostname + " (" + node.ip + ") is gone"));
+            }
+            link = node.link;
+        }
+        return link.ask(question);
+    }
+
+    // ------------------------------------------------ live reads for this package (hold this object's lock)
 
     /** Every node that ever joined, in join order, dead ones included. */
-    public Collection<Node> nodes() {
+    Collection<Node> nodes() {
         return Collections.unmodifiableCollection(nodes.values());
     }
 
     /** Every actor in the table: live ones, and dead ones whose process is not gone yet. */
-    public Collection<ActorRecord> actors() {
+    Collection<ActorRecord> actors() {
         return Collections.unmodifiableCollection(actors.all());
     }
 

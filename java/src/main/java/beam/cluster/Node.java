@@ -1,10 +1,8 @@
 package beam.cluster;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One member of the cluster and its resources.
@@ -128,9 +126,22 @@ public final class Node {
                 gpuIds, startedMillis, rttMicros, facts, telemetry);
     }
 
-    /** Asks this node a question by kind (see {@link NodeLink#ask}). */
-    public CompletableFuture<JsonNode> ask(String kind, JsonNode args) {
-        return link.ask(kind, args);
+    /**
+     * Facts the node reported after its join, merged into its own; a {@code telemetry} among
+     * them replaces its last sample (a malformed one is shown as the node's problem). Cluster lock held.
+     */
+    void report(ObjectNode reported) {
+        ObjectNode rest = reported;
+        if (reported.has("telemetry")) {
+            // the accelerator sample rides the facts path but is kept apart: it changes every few seconds
+            rest = reported.deepCopy();
+            try {
+                telemetry = DeviceTelemetry.fromJson(rest.remove("telemetry"));
+            } catch (IllegalArgumentException e) {
+                telemetry = DeviceTelemetry.NONE.failed("the node sent a sample the head cannot read: " + e.getMessage(), false);
+            }
+        }
+        if (!rest.isEmpty()) facts = facts.merge(rest);
     }
 
     /** This node with the facts it reported at its join (the JSON object of {@link HostFacts#toJson}). */

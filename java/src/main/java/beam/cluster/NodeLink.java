@@ -1,6 +1,6 @@
 package beam.cluster;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.util.NodeQuestion;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -21,9 +21,9 @@ public interface NodeLink {
     void killActor(ActorRecord actor);
 
     /**
-     * Asks the node a question by kind ({@code probe}: connect to each target
-     * {@code {node_id, ip, port}}; the diagnostics that read its host). The future fails,
-     * naming the node, when the node cannot answer or is lost first; the caller bounds the wait.
+     * Asks the node a question ({@link NodeQuestion}: ray doctor's probe, the diagnostics that
+     * read its host). The future fails, naming the node, when the node cannot answer or is lost
+     * first; the caller bounds the wait.
      */
-    CompletableFuture<JsonNode> ask(String kind, JsonNode args);
+    <A extends NodeQuestion.Answer> CompletableFuture<A> ask(NodeQuestion<A> question);
 }

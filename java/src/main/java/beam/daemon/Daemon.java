@@ -67,7 +67,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.nodeId = node.nodeId;
         this.nodeIp = node.nodeIp;
         cluster.longCallMillis(config.longCallSeconds() * 1000L);
-        this.localNode = new HeadLocalNode(cluster, node.queries);
+        this.localNode = new HeadLocalNode(cluster, node.answers);
         this.agent = node.startAgent(localNode);
         localNode.attach(agent);
         this.stop = new StopPath(session, new Steps());

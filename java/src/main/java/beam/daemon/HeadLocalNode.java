@@ -7,9 +7,9 @@ import beam.codec.Frame;
 import beam.dispatch.WireFrame;
 import beam.node.ActorEvents;
 import beam.node.NodeAgent;
-import beam.node.NodeQueries;
+import beam.node.NodeAnswers;
+import beam.util.NodeQuestion;
 import beam.cluster.SpawnSpec;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -17,12 +17,12 @@ import java.util.concurrent.CompletableFuture;
 /** The head's own node: actor starts go to the local agent, its events straight to the cluster. */
 final class HeadLocalNode implements NodeLink, ActorEvents {
     private final Cluster cluster;
-    private final NodeQueries queries;
+    private final NodeAnswers answers;
     private NodeAgent agent;
 
-    HeadLocalNode(Cluster cluster, NodeQueries queries) {
+    HeadLocalNode(Cluster cluster, NodeAnswers answers) {
         this.cluster = cluster;
-        this.queries = queries;
+        this.answers = answers;
     }
 
     void attach(NodeAgent agent) {
@@ -40,8 +40,8 @@ final class HeadLocalNode implements NodeLink, ActorEvents {
     }
 
     @Override
-    public CompletableFuture<JsonNode> ask(String kind, JsonNode args) {
-        return queries.answer(kind, args);
+    public <A extends NodeQuestion.Answer> CompletableFuture<A> ask(NodeQuestion<A> question) {
+        return answers.answer(question);
     }
 
     @Override

@@ -4,12 +4,13 @@ import beam.cluster.SpawnSpec;
 import beam.link.MemberNode;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
-import beam.node.NodeQueries;
+import beam.node.NodeAnswers;
+import beam.util.NodeQuestion;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.concurrent.CompletableFuture;
 
 /** A joined node as its link to the head sees it: the head's orders go to its agent, its clients' metrics stay here. */
-record LinkedNode(NodeAgent agent, UserMetrics metrics, NodeQueries queries) implements MemberNode {
+record LinkedNode(NodeAgent agent, UserMetrics metrics, NodeAnswers answers) implements MemberNode {
     @Override
     public void spawn(SpawnSpec spec) {
         agent.spawn(spec);
@@ -31,7 +32,7 @@ record LinkedNode(NodeAgent agent, UserMetrics metrics, NodeQueries queries) imp
     }
 
     @Override
-    public CompletableFuture<JsonNode> answer(String kind, JsonNode args) {
-        return queries.answer(kind, args);
+    public CompletableFuture<? extends NodeQuestion.Answer> answer(NodeQuestion<?> question) {
+        return answers.answer(question);
     }
 }

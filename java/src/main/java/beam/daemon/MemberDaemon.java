@@ -61,7 +61,7 @@ public final class MemberDaemon implements RunningDaemon {
         }
         link = new HeadLink(joined, config.heartbeat(), this::headLost);
         NodeAgent agent = node.startAgent(new LinkedEvents(link));
-        link.attach(new LinkedNode(agent, node.userMetrics, node.queries));
+        link.attach(new LinkedNode(agent, node.userMetrics, node.answers));
         Listener unixListener = node.listen(link::localClient);
         node.writeNodeJson(config.headAddress());
         link.startReading(unixListener);

@@ -1,10 +1,8 @@
 package beam.daemon;
 
 import beam.node.NodeLogs;
-import beam.node.NodeQueries;
+import beam.node.NodeAnswers;
 import beam.node.StackDumps;
-import beam.views.Stacks;
-import beam.link.Prober;
 import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
 import beam.codec.PayloadBudget;
@@ -59,8 +57,8 @@ final class NodeAssembly {
     final UserMetrics userMetrics = new UserMetrics();
     final FrameCodec codec;
     /** What the head may ask this node (docs/PROTOCOL.md, {@code node_ask}); answered alike on head and member. */
-    final NodeQueries queries = new NodeQueries();
-    private NodeAgent agent;
+    final NodeAnswers answers;
+    private volatile NodeAgent agent;
     private Listener unixListener;
     private NodeHttp http;
     /** Samples this node's accelerators' load; null where none has a tool that reports it. */
@@ -74,17 +72,15 @@ final class NodeAssembly {
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(routeTo);
         this.accelerators = HostProbe.accelerators(config);
         this.codec = new FrameCodec(config.limits(), PayloadBudget.forThisHeap());
-        queries.register("probe", Prober::probe);
-        NodeLogs logs = new NodeLogs(session.logsDir());
-        queries.register(NodeLogs.FILES_KIND, logs::files);
-        queries.register(NodeLogs.READ_KIND, logs::read);
+        // the agent starts later (startAgent): until then no pid is one of its actor processes
+        this.answers = new NodeAnswers(new NodeLogs(session.logsDir()),
+                new StackDumps(session.stacksDir(), pid -> agent != null && agent.runsActorProcess(pid)));
     }
 
     /** The agent that runs this node's actor processes, reporting to {@code events}. */
     NodeAgent startAgent(ActorEvents events) {
         agent = new NodeAgent(events, session.socketPath(), session.logsDir(), accelerators,
                 ProcessCap.of(config.maxActorProcesses()));
-        queries.register(Stacks.KIND, new StackDumps(session.stacksDir(), agent::runsActorProcess)::answer);
         return agent;
     }
 

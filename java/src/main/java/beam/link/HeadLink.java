@@ -133,10 +133,12 @@ public final class HeadLink implements ReaderLoop.Handler {
             }
             case LinkMessage.StartActor s -> node.spawn(spawnSpec(s));
             case LinkMessage.KillActor k -> node.kill(k.actorId());
-            case LinkMessage.NodeAsk a -> node.answer(a.kind(), a.args()).whenComplete((result, failure) -> {
-                if (failure == null) send(new LinkMessage.NodeAnswer(a.askId(), result, null));
-                else send(new LinkMessage.NodeAnswer(a.askId(), null, NodeAsks.why(failure)));
+            case LinkMessage.Ask a -> node.answer(a.question()).whenComplete((answer, failure) -> {
+                if (failure == null) send(new LinkMessage.AskAnswer(a.askId(), answer, null));
+                else send(new LinkMessage.AskAnswer(a.askId(), null, PendingAsks.why(failure)));
             });
+            case LinkMessage.UnknownAsk a -> send(new LinkMessage.AskAnswer(a.askId(), null,
+                    "this node does not answer '" + a.kind() + "' (a node of another beam version?)"));
         }
     }
 

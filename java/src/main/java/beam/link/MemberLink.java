@@ -12,15 +12,13 @@ import beam.cluster.SpawnSpec;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.LinkMessage.ToHead;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import beam.util.NodeQuestion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -53,7 +51,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
     private final Map<Long, HeadSide.RelayedClient> clients = new ConcurrentHashMap<>();
     private final AtomicBoolean lost = new AtomicBoolean();
-    private final NodeAsks asks;
+    private final PendingAsks asks;
     private final Pulse pulse;
     private final Consumer<ToHead> handler = this::handle; // made once, not per frame
     private boolean left; // read thread only
@@ -70,7 +68,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         this.peerName = "node " + nodeIp;
         this.sessionDir = sessionDir;
         this.heartbeat = heartbeat;
-        this.asks = new NodeAsks(peerName);
+        this.asks = new PendingAsks(peerName);
     }
 
     /** Reads the link of {@code node} until it closes, then declares the node lost (unless it left cleanly). */
@@ -117,7 +115,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
             case LinkMessage.ActorExited a -> cluster.onActorExited(a.actorId(), a.code(), a.tail(), a.oomKills());
             case LinkMessage.ActorLog l -> cluster.onActorLog(l.actorId(), head.actorOutput(l.frame()));
             case LinkMessage.NodeVersions v -> head.nodeVersions(nodeId, v.versions());
-            case LinkMessage.NodeAnswer a -> asks.answered(a);
+            case LinkMessage.AskAnswer a -> asks.answered(a);
             case LinkMessage.NodeLeave l -> left = true;
         }
     }
@@ -180,8 +178,8 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     }
 
     @Override
-    public CompletableFuture<JsonNode> ask(String kind, JsonNode args) {
-        return asks.ask(kind, args, this::send);
+    public <A extends NodeQuestion.Answer> CompletableFuture<A> ask(NodeQuestion<A> question) {
+        return asks.ask(question, this::send);
     }
 
     @Override

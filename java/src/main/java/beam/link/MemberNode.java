@@ -1,6 +1,7 @@
 package beam.link;
 
 import beam.cluster.SpawnSpec;
+import beam.util.NodeQuestion;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.concurrent.CompletableFuture;
 
@@ -20,6 +21,6 @@ public interface MemberNode {
 
     void sourceGone(Object source);
 
-    /** The head's {@code node_ask}: this node's answer to a question by kind (a failed future says why not). */
-    CompletableFuture<JsonNode> answer(String kind, JsonNode args);
+    /** The head's {@code node_ask}: this node's answer to the question (a failed future says why not). */
+    CompletableFuture<? extends NodeQuestion.Answer> answer(NodeQuestion<?> question);
 }

@@ -1,9 +1,9 @@
 package beam.link;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.NodeQuestion;
+import beam.util.NodeQuestion.ProbeResult;
+import beam.util.NodeQuestion.ProbeResults;
+import beam.util.NodeQuestion.ProbeTarget;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -39,39 +39,28 @@ public final class Prober {
         return server;
     }
 
-    /** Connects to each {@code {node_id, ip, port}} target concurrently; one result each. */
-    public static CompletableFuture<JsonNode> probe(JsonNode targets) {
-        List<CompletableFuture<ObjectNode>> each = new ArrayList<>();
-        for (JsonNode t : targets) {
+    /** Connects to each target concurrently; one result each, in the order asked. */
+    public static CompletableFuture<ProbeResults> probe(NodeQuestion.Probe probe) {
+        List<CompletableFuture<ProbeResult>> each = new ArrayList<>();
+        for (ProbeTarget t : probe.targets()) {
             each.add(CompletableFuture.supplyAsync(() -> probeOne(t), r -> Thread.ofVirtual().start(r)));
         }
-        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
-            ArrayNode out = JsonNodeFactory.instance.arrayNode();
-            each.forEach(f -> out.add(f.join()));
-            return out;
-        });
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                .thenApply(v -> new ProbeResults(each.stream().map(CompletableFuture::join).toList()));
     }
 
-    private static ObjectNode probeOne(JsonNode target) {
-        ObjectNode r = JsonNodeFactory.instance.objectNode();
-        r.put("node_id", target.path("node_id").asText());
-        String ip = target.path("ip").asText();
-        int port = target.path("port").asInt(-1);
-        r.put("address", ip + ":" + port);
+    private static ProbeResult probeOne(ProbeTarget target) {
+        String address = target.ip() + ":" + target.port();
         long t0 = System.nanoTime();
-        if (port <= 0) {
-            r.put("ok", false);
-            r.put("error", "the node has no probe port (its node IP could not be bound)");
-            return r;
+        if (target.port() <= 0) {
+            return new ProbeResult(target.nodeId(), address, false, null,
+                    "the node has no probe port (its node IP could not be bound)");
         }
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(ip, port), CONNECT_TIMEOUT_MILLIS);
-            r.put("ok", true);
-            r.put("ms", Math.round((System.nanoTime() - t0) / 1e4) / 100.0);
+            s.connect(new InetSocketAddress(target.ip(), target.port()), CONNECT_TIMEOUT_MILLIS);
+            return new ProbeResult(target.nodeId(), address, true, Math.round((System.nanoTime() - t0) / 1e4) / 100.0, null);
         } catch (IOException e) {
-            r.put("ok", false);
-            r.put("error", e.getMessage());
+            return new ProbeResult(target.nodeId(), address, false, null, e.getMessage() != null ? e.getMessage() : e.toString());
         }
-        return r;
     }
 }

@@ -1,9 +1,12 @@
 package beam.node;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.NodeQuestion.ListLogs;
+import beam.util.NodeQuestion.LogFile;
+import beam.util.NodeQuestion.LogFiles;
+import beam.util.NodeQuestion.LogRead;
+import beam.util.NodeQuestion.LogRefused;
+import beam.util.NodeQuestion.LogText;
+import beam.util.NodeQuestion.ReadLog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
@@ -25,22 +28,19 @@ import java.util.regex.Pattern;
  * This node's side of {@code ray logs} and the dashboard's log tail: the files in its
  * session's {@code logs/} folder (one .out and one .err per actor process, named
  * {@code actor-<Class>-<actor id>-<pid>.<out|err>} by {@link NodeAgent}, and the daemon's
- * own log). Two kinds of ask, answered as JSON:
+ * own log). Two questions (beam.util.NodeQuestion):
  * <ul>
- * <li>{@code log_files} {@code {glob}}: the names (relative to {@code logs/}) and sizes of
- *     the files the glob matches, at most {@link #MAX_FILES};
- * <li>{@code logs} {@code {file | actor_id | pid, stream, lines, offset}}: one file's last
- *     {@code lines} lines (read backwards from its end), or (with {@code offset}) what was
- *     written after that offset; at most {@link #MAX_READ_BYTES} either way, and
- *     {@code truncated} when more was there.
+ * <li>{@link ListLogs}: the names (relative to {@code logs/}) and sizes of the files its glob
+ *     matches, at most {@link #MAX_FILES};
+ * <li>{@link ReadLog}: one file's last {@code lines} lines (read backwards from its end), or
+ *     (with an {@code offset}) what was written after that offset; at most
+ *     {@link #MAX_READ_BYTES} either way, and {@code truncated} when more was there.
  * </ul>
- * A bad ask answers {@code {"error": ...}}. Only plain files directly in {@code logs/} are
+ * A bad question is answered with why ({@link LogRefused}, {@link LogFiles#error()}). Only plain files directly in {@code logs/} are
  * ever opened: a glob or a name with a path separator, {@code ..} or a leading dot is
  * refused, and symbolic links are neither listed nor followed, so no ask reads outside it.
  */
 public final class NodeLogs {
-    public static final String FILES_KIND = "log_files";
-    public static final String READ_KIND = "logs";
     /** Most files one listing names. */
     static final int MAX_FILES = 1_000;
     /** Most lines one tail returns (Ray's {@code --tail -1}, "all", is capped here too). */
@@ -55,7 +55,6 @@ public final class NodeLogs {
     private static final int MAX_GLOB_CHARS = 200;
     /** A glob's characters: a file name's, and glob syntax, never a path separator. */
     private static final Pattern GLOB = Pattern.compile("[A-Za-z0-9_.\\-*?\\[\\]{},!]+");
-    private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private final Path dir;
 
@@ -63,25 +62,25 @@ public final class NodeLogs {
         this.dir = logsDir.toAbsolutePath().normalize();
     }
 
-    /** The answer to an ask of {@link #FILES_KIND}, on a virtual thread (it reads the disk). */
-    public CompletableFuture<JsonNode> files(JsonNode args) {
-        return CompletableFuture.supplyAsync(() -> list(args.path("glob").asText("*")), NodeLogs::virtual);
+    /** The files {@code ask} names, on a virtual thread (it reads the disk). */
+    public CompletableFuture<LogFiles> files(ListLogs ask) {
+        return CompletableFuture.supplyAsync(() -> list(ask.glob()), NodeLogs::virtual);
     }
 
-    /** The answer to an ask of {@link #READ_KIND}, on a virtual thread. */
-    public CompletableFuture<JsonNode> read(JsonNode args) {
-        return CompletableFuture.supplyAsync(() -> readNow(args), NodeLogs::virtual);
+    /** The text {@code ask} names, on a virtual thread. */
+    public CompletableFuture<LogRead> read(ReadLog ask) {
+        return CompletableFuture.supplyAsync(() -> readNow(ask), NodeLogs::virtual);
     }
 
     private static void virtual(Runnable r) {
         Thread.ofVirtual().name("log read").start(r);
     }
 
-    ObjectNode list(String glob) {
+    LogFiles list(String glob) {
         String bad = checkGlob(glob);
-        if (bad != null) return error(bad);
+        if (bad != null) return new LogFiles(List.of(), false, bad);
         PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + glob);
-        List<String[]> found = new ArrayList<>();
+        List<LogFile> found = new ArrayList<>();
         boolean truncated = false;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path p : entries) {
@@ -93,57 +92,49 @@ public final class NodeLogs {
                     truncated = true;
                     break;
                 }
-                found.add(new String[] {name.toString(), String.valueOf(a.size())});
+                found.add(new LogFile(name.toString(), a.size()));
             }
         } catch (IOException e) {
-            return error("cannot list " + dir + ": " + e.getMessage());
+            return new LogFiles(List.of(), false, "cannot list " + dir + ": " + e.getMessage());
         }
-        found.sort((x, y) -> x[0].compareTo(y[0]));
-        ObjectNode out = F.objectNode();
-        ArrayNode files = out.putArray("files");
-        for (String[] f : found) files.addObject().put("name", f[0]).put("size", Long.parseLong(f[1]));
-        out.put("truncated", truncated);
-        return out;
+        found.sort((x, y) -> x.name().compareTo(y.name()));
+        return new LogFiles(found, truncated, null);
     }
 
-    ObjectNode readNow(JsonNode args) {
-        String stream = args.path("stream").asText("out");
+    LogRead readNow(ReadLog ask) {
+        String stream = ask.stream();
         if (!stream.equals("out") && !stream.equals("err")) return error("stream must be 'out' or 'err', not " + clip(stream));
         String name;
-        if (args.hasNonNull("file")) {
-            name = args.path("file").asText();
+        if (ask.file() != null) {
+            name = ask.file();
             String bad = checkName(name);
             if (bad != null) return error(bad);
-        } else if (args.hasNonNull("actor_id") || args.hasNonNull("pid")) {
-            String pattern = args.hasNonNull("actor_id")
-                    ? "actor-*-" + args.path("actor_id").asText() + "-*." + stream
-                    : "actor-*-" + args.path("pid").asLong() + "." + stream;
-            if (args.hasNonNull("actor_id") && !args.path("actor_id").asText().matches("[0-9a-f]{32}")) {
-                return error("actor id " + clip(args.path("actor_id").asText()) + " is not 32 hex characters");
+        } else if (ask.actorId() != null || ask.pid() > 0) {
+            String pattern = ask.actorId() != null
+                    ? "actor-*-" + ask.actorId() + "-*." + stream
+                    : "actor-*-" + ask.pid() + "." + stream;
+            if (ask.actorId() != null && !ask.actorId().matches("[0-9a-f]{32}")) {
+                return error("actor id " + clip(ask.actorId()) + " is not 32 hex characters");
             }
-            ObjectNode listed = list(pattern);
-            if (listed.has("error")) return listed;
-            JsonNode files = listed.path("files");
-            if (files.isEmpty()) {
+            LogFiles listed = list(pattern);
+            if (listed.error() != null) return error(listed.error());
+            if (listed.files().isEmpty()) {
                 return error("no " + (stream.equals("out") ? "stdout" : "stderr") + " file of "
-                        + (args.hasNonNull("actor_id") ? "actor " + args.path("actor_id").asText()
-                        : "a worker with pid " + args.path("pid").asLong()) + " in " + dir);
+                        + (ask.actorId() != null ? "actor " + ask.actorId() : "a worker with pid " + ask.pid()) + " in " + dir);
             }
-            name = files.get(files.size() - 1).path("name").asText(); // a pid reused: the newest name sorts last
+            name = listed.files().getLast().name(); // a pid reused: the newest name sorts last
         } else {
             return error("say which file: 'file', 'actor_id' or 'pid'");
         }
         Path file = dir.resolve(name);
-        int lines = Math.max(1, Math.min(MAX_LINES, args.path("lines").asInt(1_000)));
-        long offset = args.path("offset").asLong(-1);
+        int lines = Math.max(1, Math.min(MAX_LINES, ask.lines()));
+        long offset = ask.offset();
         // checked before opening too: opening a fifo would block; NOFOLLOW_LINKS makes the open itself refuse a link
         if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
             return error(name + " is not a plain file of " + dir);
         }
         try (SeekableByteChannel ch = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             long size = ch.size();
-            ObjectNode out = F.objectNode();
-            out.put("file", name);
             if (offset >= 0) {
                 // a file cut shorter than the offset was rewritten: read it again from its start
                 long from = offset > size ? 0 : offset;
@@ -154,13 +145,10 @@ public final class NodeLogs {
                     // fill
                 }
                 int keep = utf8Whole(buf.array(), buf.position());
-                out.put("text", new String(buf.array(), 0, keep, StandardCharsets.UTF_8));
-                out.put("offset", from + keep);
-                out.put("truncated", from + keep < size);
-            } else {
-                tail(ch, size, lines, out);
+                return new LogText(name, new String(buf.array(), 0, keep, StandardCharsets.UTF_8), from + keep,
+                        from + keep < size);
             }
-            return out;
+            return tail(name, ch, size, lines);
         } catch (java.nio.file.NoSuchFileException e) {
             return error("no file " + name + " in " + dir);
         } catch (IOException e) {
@@ -169,7 +157,7 @@ public final class NodeLogs {
     }
 
     /** The last {@code lines} lines before {@code size}, read backwards in chunks, at most MAX_READ_BYTES. */
-    private static void tail(SeekableByteChannel ch, long size, int lines, ObjectNode out) throws IOException {
+    private static LogText tail(String name, SeekableByteChannel ch, long size, int lines) throws IOException {
         long start = size;
         int newlines = 0;
         byte[] chunk = new byte[CHUNK];
@@ -200,9 +188,8 @@ public final class NodeLogs {
         boolean cut = start > 0 && newlines < lines; // stopped by MAX_READ_BYTES, not by the line count
         int from = 0;
         while (cut && from < buf.position() && (buf.array()[from] & 0xc0) == 0x80) from++; // not half a character
-        out.put("text", new String(buf.array(), from, buf.position() - from, StandardCharsets.UTF_8));
-        out.put("offset", start + buf.position());
-        out.put("truncated", cut);
+        return new LogText(name, new String(buf.array(), from, buf.position() - from, StandardCharsets.UTF_8),
+                start + buf.position(), cut);
     }
 
     /** {@code len}, less a UTF-8 sequence cut at the end (the next read starts with it whole). */
@@ -237,8 +224,8 @@ public final class NodeLogs {
         return null;
     }
 
-    static ObjectNode error(String message) {
-        return F.objectNode().put("error", message);
+    static LogRefused error(String message) {
+        return new LogRefused(message);
     }
 
     private static String clip(String s) {

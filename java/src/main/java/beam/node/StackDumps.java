@@ -1,9 +1,9 @@
 package beam.node;
 
-import beam.codec.FrameCodec;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.NodeQuestion.DumpStacks;
+import beam.util.NodeQuestion.DumpedStacks;
+import beam.util.NodeQuestion.StackDump;
+import beam.util.NodeQuestion.StackTarget;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.FileChannel;
@@ -37,7 +37,7 @@ public final class StackDumps {
     /** The signal stackdump.py registers: a real-time one no tool near vLLM claims (see there). */
     public static final int SIGNAL = 40;
     /** How long a dump may take before the process is listed as not answering. */
-    public static final long DEFAULT_WAIT_MS = 3000;
+    public static final long DEFAULT_WAIT_MS = DumpStacks.MAX_WAIT_MILLIS;
     /** The most processes one question may name (an upper bound on the files read). */
     public static final int MAX_PROCESSES = 4096;
     /** The most of one dump read back (faulthandler itself stops at 100 threads of 100 frames). */
@@ -63,18 +63,15 @@ public final class StackDumps {
         this.ownUid = statusFields(Path.of("/proc/self/status")).getOrDefault("Uid", "?").split("\\s+")[0];
     }
 
-    /**
-     * Answers {@code {"processes":[{"pid":N,"role":"actor"|"driver"}], "wait_ms":M}} with
-     * {@code {"processes":[{"pid":N,"stack":TEXT} or {"pid":N,"error":WHY}]}}, in order.
-     */
-    public CompletableFuture<JsonNode> answer(JsonNode args) {
-        JsonNode asked = args.path("processes");
-        if (!asked.isArray() || asked.size() > MAX_PROCESSES) {
+    /** One dump per asked process, in order: its stack, or why there is none. */
+    public CompletableFuture<DumpedStacks> answer(DumpStacks ask) {
+        List<StackTarget> asked = ask.processes();
+        if (asked.size() > MAX_PROCESSES) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "stack: 'processes' must be a list of at most " + MAX_PROCESSES + " {pid, role}"));
+                    "stack: at most " + MAX_PROCESSES + " processes in one question, not " + asked.size()));
         }
-        long waitMs = Math.min(Math.max(args.path("wait_ms").asLong(DEFAULT_WAIT_MS), 0), DEFAULT_WAIT_MS);
-        CompletableFuture<JsonNode> done = new CompletableFuture<>();
+        long waitMs = Math.min(Math.max(ask.waitMillis(), 0), DEFAULT_WAIT_MS);
+        CompletableFuture<DumpedStacks> done = new CompletableFuture<>();
         Thread.ofVirtual().name("stack dumps").start(() -> {
             try {
                 done.complete(dump(asked, waitMs));
@@ -85,25 +82,23 @@ public final class StackDumps {
         return done;
     }
 
-    private JsonNode dump(JsonNode asked, long waitMs) {
+    private DumpedStacks dump(List<StackTarget> asked, long waitMs) {
         Map<Long, String> errors = new LinkedHashMap<>();
         List<Long> signalled = new ArrayList<>();
-        for (JsonNode p : asked) {
-            long pid = p.path("pid").asLong(-1);
-            String why = pid <= 0 ? "not a pid" : refusal(pid, "actor".equals(p.path("role").asText()));
+        for (StackTarget p : asked) {
+            long pid = p.pid();
+            String why = pid <= 0 ? "not a pid" : refusal(pid, p.actor());
             if (why == null) signalled.add(pid);
             else errors.put(pid, why);
         }
         Map<Long, String> stacks = signalled.isEmpty() ? Map.of() : collect(signalled, waitMs, errors);
-        ObjectNode out = FrameCodec.json().createObjectNode();
-        ArrayNode rows = out.putArray("processes");
+        List<StackDump> rows = new ArrayList<>();
         int left = MAX_ANSWER_CHARS;
-        for (JsonNode p : asked) {
-            long pid = p.path("pid").asLong(-1);
-            ObjectNode row = rows.addObject().put("pid", pid);
+        for (StackTarget p : asked) {
+            long pid = p.pid();
             String stack = stacks.get(pid);
             if (stack == null) {
-                row.put("error", errors.getOrDefault(pid, "no answer"));
+                rows.add(new StackDump(pid, null, errors.getOrDefault(pid, "no answer")));
                 continue;
             }
             if (stack.length() > left) {
@@ -111,9 +106,9 @@ public final class StackDumps {
                         + MAX_ANSWER_CHARS + " characters of stacks; ray stack --pid " + pid + " shows all of it)\n";
             }
             left -= stack.length();
-            row.put("stack", stack);
+            rows.add(new StackDump(pid, stack, null));
         }
-        return out;
+        return new DumpedStacks(rows);
     }
 
     /** Why {@code pid} may not be signalled, or null when it may. */

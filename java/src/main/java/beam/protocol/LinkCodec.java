@@ -3,6 +3,8 @@ package beam.protocol;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.protocol.LinkMessage.ActorExited;
+import beam.protocol.LinkMessage.Ask;
+import beam.protocol.LinkMessage.AskAnswer;
 import beam.protocol.LinkMessage.ActorLog;
 import beam.protocol.LinkMessage.ActorStartFailed;
 import beam.protocol.LinkMessage.ActorStarted;
@@ -18,16 +20,16 @@ import beam.protocol.LinkMessage.NodeLeave;
 import beam.protocol.LinkMessage.NodeVersions;
 import beam.protocol.LinkMessage.Ping;
 import beam.protocol.LinkMessage.Pong;
-import beam.protocol.LinkMessage.NodeAsk;
-import beam.protocol.LinkMessage.NodeAnswer;
 import beam.protocol.LinkMessage.Refused;
 import beam.protocol.LinkMessage.Relayed;
 import beam.protocol.LinkMessage.StartActor;
 import beam.protocol.LinkMessage.ToHead;
 import beam.protocol.LinkMessage.ToNode;
+import beam.protocol.LinkMessage.UnknownAsk;
 import beam.protocol.LinkMessage.Welcome;
 import beam.protocol.Request.BadRequest;
 import beam.util.ErrorKind;
+import beam.util.NodeQuestion;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -123,21 +125,25 @@ public final class LinkCodec {
                 h = Frames.header("node_versions");
                 h.set("versions", v.versions());
             }
-            case NodeAnswer a -> {
+            case AskAnswer a -> {
                 h = Frames.header("node_answer");
                 h.put("ask_id", a.askId());
                 if (a.error() != null) h.put("error", a.error());
-                else h.set("result", a.result());
+                else {
+                    h.put("kind", NodeQuestionCodec.kind(a.answer()));
+                    h.set("result", NodeQuestionCodec.result(a.answer()));
+                }
             }
             case NodeLeave l -> h = Frames.header("node_leave");
             case StartActor s -> h = startActor(s);
             case KillActor k -> h = actorOp("kill_actor", k.actorId());
-            case NodeAsk a -> {
+            case Ask a -> {
                 h = Frames.header("node_ask");
                 h.put("ask_id", a.askId());
-                h.put("kind", a.kind());
-                h.set("args", a.args());
+                h.put("kind", a.question().kind());
+                h.set("args", NodeQuestionCodec.args(a.question()));
             }
+            case UnknownAsk a -> (h = Frames.header("node_ask")).put("ask_id", a.askId()).put("kind", a.kind()).putObject("args");
         }
         return new Frame(h);
     }
@@ -218,23 +224,31 @@ public final class LinkCodec {
         };
     }
 
-    private static NodeAsk nodeAsk(Fields f, ObjectNode h) throws BadRequest {
+    /** A question of a kind this node does not know reads as an {@link UnknownAsk}. */
+    private static ToNode nodeAsk(Fields f, ObjectNode h) throws BadRequest {
         String kind = f.text("kind");
-        if (!NodeAsk.KIND.matcher(kind).matches()) {
+        if (!UnknownAsk.KIND.matcher(kind).matches()) {
             throw new BadRequest(-1, "node_ask: 'kind' must be a short lower-case name, got '" + Request.clip(kind) + "'");
         }
         JsonNode args = h.get("args");
         if (args == null || !(args.isObject() || args.isArray())) {
             throw new BadRequest(-1, "node_ask: 'args' must be an object or an array");
         }
-        return new NodeAsk(f.longInteger("ask_id"), kind, args);
+        NodeQuestion<?> question = NodeQuestionCodec.question(kind, args);
+        return question == null ? new UnknownAsk(f.longInteger("ask_id"), kind) : new Ask(f.longInteger("ask_id"), question);
     }
 
-    private static NodeAnswer nodeAnswer(Fields f, ObjectNode h) throws BadRequest {
+    /** An answer names its question's kind, so that it reads into that kind's record; one that does not read fails its ask at once. */
+    private static AskAnswer nodeAnswer(Fields f, ObjectNode h) throws BadRequest {
+        long askId = f.longInteger("ask_id");
         String error = f.optText("error");
-        JsonNode result = h.get("result");
-        if (error == null && result == null) throw new BadRequest(-1, "node_answer: needs 'result' or 'error'");
-        return new NodeAnswer(f.longInteger("ask_id"), error == null ? result : null, error);
+        if (error != null) return new AskAnswer(askId, null, error);
+        if (h.get("result") == null) throw new BadRequest(-1, "node_answer: needs 'result' or 'error'");
+        try {
+            return new AskAnswer(askId, NodeQuestionCodec.answer(f.text("kind"), h.get("result")), null);
+        } catch (BadRequest e) {
+            return new AskAnswer(askId, null, "its answer did not read: " + e.getMessage());
+        }
     }
 
     private static Ping ping(Fields f, ObjectNode h) throws BadRequest {

@@ -1,6 +1,7 @@
 package beam.protocol;
 
 import beam.codec.Frame;
+import beam.util.NodeQuestion;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
@@ -94,8 +95,14 @@ public sealed interface LinkMessage {
     record NodeVersions(JsonNode versions) implements ToHead {
     }
 
-    /** The answer to a {@link NodeAsk}: {@code result}, or {@code error} saying why there is none. */
-    record NodeAnswer(long askId, JsonNode result, String error) implements ToHead {
+    /**
+     * The answer to an {@link Ask} with the same id: {@code answer} (of the question's type),
+     * or {@code error} saying why there is none.
+     */
+    record AskAnswer(long askId, NodeQuestion.Answer answer, String error) implements ToHead {
+        public AskAnswer {
+            if ((answer == null) == (error == null)) throw new IllegalArgumentException("an answer or an error, not both");
+        }
     }
 
     /** The node leaves the cluster (`ray stop`): the head drops it at once, without waiting for a timeout. */
@@ -119,12 +126,15 @@ public sealed interface LinkMessage {
     record KillActor(String actorId) implements ToNode {
     }
 
+    /** A question for the node ({@link NodeQuestion}), answered once by an {@link AskAnswer} with the same id. */
+    record Ask(long askId, NodeQuestion<?> question) implements ToNode {
+    }
+
     /**
-     * A question for the node by kind (`ray doctor`'s {@code probe}, the diagnostics that read
-     * the node's host), answered once by a {@link NodeAnswer} with the same id.
+     * A question of a kind this node does not know (a head of another beam version): the node
+     * answers it with an error naming the kind. {@code kind} is a short lower-case name.
      */
-    record NodeAsk(long askId, String kind, JsonNode args) implements ToNode {
-        /** Kinds are short names: they are logged and sent, and only ever looked up in a map. */
+    record UnknownAsk(long askId, String kind) implements ToNode {
         public static final java.util.regex.Pattern KIND = java.util.regex.Pattern.compile("[a-z][a-z_]{0,31}");
     }
 }

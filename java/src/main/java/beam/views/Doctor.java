@@ -5,8 +5,12 @@ import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
 import beam.cluster.DeviceTelemetry;
 import beam.cluster.HostFacts;
-import beam.cluster.Node;
 import beam.cluster.NodeAccelerator;
+import beam.cluster.NodeSnapshot;
+import beam.util.NodeQuestion.Probe;
+import beam.util.NodeQuestion.ProbeResult;
+import beam.util.NodeQuestion.ProbeResults;
+import beam.util.NodeQuestion.ProbeTarget;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -24,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  * be an address of an interface on its host (the NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME
  * hint names it); versions must match the head's; GPU visibility is shown per node; each
  * host's /dev/shm, limits and NCCL/Gloo/vLLM variables pass {@link HostChecks}.
- * Returns a report with {@code problems} (empty when all is well).
+ * Returns a report with {@code problems} (empty when all is well). It reads the nodes from
+ * one copy taken under the cluster's lock (their facts and telemetry with them) and asks them
+ * through {@link Cluster#ask}; it never holds the lock itself.
  */
 public final class Doctor {
     static final long PROBE_WAIT_SECONDS = 8;
@@ -34,19 +40,16 @@ public final class Doctor {
     }
 
     public static ObjectNode run(Cluster cluster) {
-        List<Node> nodes;
-        synchronized (cluster) {
-            nodes = cluster.nodes().stream().filter(Node::alive).toList();
-        }
+        List<NodeSnapshot> nodes = cluster.liveNodeSnapshots();
         ObjectNode report = F.objectNode();
         ArrayNode problems = report.putArray("problems");
         ArrayNode nodeReports = report.putArray("nodes");
         List<HostChecks.Reported> hosts = new ArrayList<>();
-        for (Node n : nodes) {
+        for (NodeSnapshot n : nodes) {
             ObjectNode r = nodeReports.addObject();
             r.put("node_id", n.id());
             r.put("node_ip", n.ip());
-            r.put("is_head", n.isHead());
+            r.put("is_head", n.head());
             HostFacts facts = n.facts();
             r.set("versions", facts.versions());
             r.set("accelerators", facts.accelerators());
@@ -81,23 +84,22 @@ public final class Doctor {
         ClusterSnapshot snapshot = cluster.snapshot();
         for (CallSnapshot c : LongCalls.suspects(snapshot, now)) problems.add("long call: " + LongCalls.describe(c, now));
         report.set("long_calls", LongCalls.rows(snapshot, now));
-        report.set("reachability", probeAll(nodes, problems));
+        report.set("reachability", probeAll(cluster, nodes, problems));
         return report;
     }
 
-    private static ArrayNode probeAll(List<Node> nodes, ArrayNode problems) {
-        Map<Node, CompletableFuture<JsonNode>> pending = new LinkedHashMap<>();
-        for (Node from : nodes) {
-            ArrayNode targets = F.arrayNode();
-            for (Node to : nodes) {
-                if (to == from) continue;
-                targets.addObject().put("node_id", to.id()).put("ip", to.ip()).put("port", to.facts().probePort());
+    private static ArrayNode probeAll(Cluster cluster, List<NodeSnapshot> nodes, ArrayNode problems) {
+        Map<NodeSnapshot, CompletableFuture<ProbeResults>> pending = new LinkedHashMap<>();
+        for (NodeSnapshot from : nodes) {
+            List<ProbeTarget> targets = new ArrayList<>();
+            for (NodeSnapshot to : nodes) {
+                if (!to.id().equals(from.id())) targets.add(new ProbeTarget(to.id(), to.ip(), to.facts().probePort()));
             }
-            if (!targets.isEmpty()) pending.put(from, from.ask("probe", targets));
+            if (!targets.isEmpty()) pending.put(from, cluster.ask(from.id(), new Probe(targets)));
         }
         ArrayNode matrix = F.arrayNode();
-        for (Map.Entry<Node, CompletableFuture<JsonNode>> e : pending.entrySet()) {
-            JsonNode results;
+        for (Map.Entry<NodeSnapshot, CompletableFuture<ProbeResults>> e : pending.entrySet()) {
+            ProbeResults results;
             try {
                 results = e.getValue().get(PROBE_WAIT_SECONDS, TimeUnit.SECONDS);
             } catch (java.util.concurrent.TimeoutException ex) {
@@ -108,16 +110,16 @@ public final class Doctor {
                 problems.add("node " + e.getKey().ip() + " could not run the reachability probe: " + why.getMessage());
                 continue;
             }
-            for (JsonNode r : results) {
+            for (ProbeResult r : results.results()) {
                 ObjectNode row = matrix.addObject();
                 row.put("from", e.getKey().ip());
-                row.put("to", r.path("address").asText());
-                row.put("ok", r.path("ok").asBoolean());
-                if (r.has("ms")) row.put("ms", r.path("ms").asDouble());
-                if (!r.path("ok").asBoolean()) {
-                    row.put("error", r.path("error").asText());
-                    problems.add(e.getKey().ip() + " cannot reach " + r.path("address").asText() + " over TCP: "
-                            + r.path("error").asText() + " (check firewalls, routes and --node-ip-address)");
+                row.put("to", r.address());
+                row.put("ok", r.ok());
+                if (r.millis() != null) row.put("ms", r.millis());
+                if (!r.ok()) {
+                    row.put("error", r.error());
+                    problems.add(e.getKey().ip() + " cannot reach " + r.address() + " over TCP: "
+                            + r.error() + " (check firewalls, routes and --node-ip-address)");
                 }
             }
         }

@@ -5,11 +5,13 @@ import beam.cluster.ActorSnapshot;
 import beam.cluster.CallSnapshot;
 import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
-import beam.cluster.Node;
 import beam.cluster.NodeSnapshot;
 import beam.cluster.RequestException;
 import beam.codec.FrameCodec;
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.util.NodeQuestion.DumpStacks;
+import beam.util.NodeQuestion.DumpedStacks;
+import beam.util.NodeQuestion.StackDump;
+import beam.util.NodeQuestion.StackTarget;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -24,15 +26,13 @@ import java.util.stream.Collectors;
  * {@code ray stack}: the Python stack of every actor process and driver the cluster knows,
  * narrowed by node IP, actor id or pid. The head picks the processes from its snapshot and
  * the drivers connected to it, asks each node that runs some of them for their dumps (the
- * {@code stack} node question, answered by beam.node.StackDumps), and merges the answers
+ * {@link DumpStacks} node question, answered by beam.node.StackDumps), and merges the answers
  * under a header per process. Nodes answer in parallel; one that has not answered within
  * {@link #NODE_ANSWER_MS} is listed by name and IP, so the whole answer stays under 5 s.
  */
 public final class Stacks {
     /** How long a node may take to dump its processes (each gets StackDumps' 3 s). */
     public static final long NODE_ANSWER_MS = 4000;
-    /** The node question's kind. */
-    public static final String KIND = "stack";
 
     /** A driver connected to the cluster, on the node it runs on. */
     public record Driver(long pid, String nodeId, String nodeIp, String jobId) {
@@ -42,9 +42,9 @@ public final class Stacks {
     public record Filter(String nodeIp, String actorId, long pid) {
     }
 
-    /** Asks one node a question ({@code kind}, {@code args}); the future fails when it cannot answer. */
+    /** Asks one node for dumps; the future fails when it cannot answer. */
     public interface NodeAsker {
-        CompletableFuture<JsonNode> ask(NodeSnapshot node, String kind, JsonNode args);
+        CompletableFuture<DumpedStacks> ask(NodeSnapshot node, DumpStacks question);
     }
 
     private Stacks() {
@@ -52,14 +52,7 @@ public final class Stacks {
 
     /** Asks the cluster's live node of that id, over its link (the head's own in process). */
     public static NodeAsker askerOf(Cluster cluster) {
-        return (node, kind, args) -> {
-            Node found = null;
-            synchronized (cluster) { // nodes() is walked under the cluster's lock
-                for (Node n : cluster.nodes()) if (n.id().equals(node.id()) && n.alive()) found = n;
-            }
-            return found != null ? found.ask(kind, args) : CompletableFuture.failedFuture(
-                    new IllegalStateException("node " + node.hostname() + " (" + node.ip() + ") is gone"));
-        };
+        return (node, question) -> cluster.ask(node.id(), question);
     }
 
     /**
@@ -101,25 +94,25 @@ public final class Stacks {
                         .add(header("driver", d.pid(), d.nodeId(), d.nodeIp()).put("job_id", d.jobId()));
             }
         }
-        Map<String, CompletableFuture<JsonNode>> answers = new LinkedHashMap<>();
+        Map<String, CompletableFuture<Answer>> answers = new LinkedHashMap<>();
         byNode.forEach((nodeId, rows) -> answers.put(nodeId, ask(asker, live.get(nodeId), rows)));
         ObjectNode out = FrameCodec.json().createObjectNode();
         ArrayNode processes = out.putArray("processes");
         ArrayNode silent = out.putArray("nodes_not_answering");
         byNode.forEach((nodeId, rows) -> {
             NodeSnapshot node = live.get(nodeId);
-            JsonNode answer = answers.get(nodeId).join();
-            String failure = answer.path("failure").isTextual() ? answer.get("failure").asText() : null;
+            Answer answer = answers.get(nodeId).join();
+            String failure = answer.failure();
             if (failure != null) silent.addObject().put("node_id", nodeId).put("node_ip", node.ip())
                     .put("hostname", node.hostname()).put("error", failure);
-            JsonNode dumps = answer.path("processes");
+            List<StackDump> dumps = failure != null ? List.of() : answer.dumps().processes();
             for (int i = 0; i < rows.size(); i++) {
                 ObjectNode row = rows.get(i);
-                JsonNode dump = dumps.path(i);
+                StackDump dump = i < dumps.size() ? dumps.get(i) : null;
                 if (failure != null) row.put("error", "its node did not answer: " + failure);
-                else if (dump.path("stack").isTextual() && dump.path("pid").asLong() == row.path("pid").asLong()) {
-                    row.put("stack", dump.get("stack").asText());
-                } else row.put("error", dump.path("error").asText("its node's answer did not include it"));
+                else if (dump != null && dump.stack() != null && dump.pid() == row.path("pid").asLong()) {
+                    row.put("stack", dump.stack());
+                } else row.put("error", dump != null && dump.error() != null ? dump.error() : "its node's answer did not include it");
                 processes.add(row);
             }
         });
@@ -152,21 +145,24 @@ public final class Stacks {
                 .put("node_id", nodeId).put("node_ip", nodeIp);
     }
 
-    /** One node's answer, or {"failure": why}: never fails, never waits past NODE_ANSWER_MS. */
-    private static CompletableFuture<JsonNode> ask(NodeAsker asker, NodeSnapshot node, List<ObjectNode> rows) {
-        ObjectNode args = FrameCodec.json().createObjectNode();
-        ArrayNode list = args.putArray("processes");
-        for (ObjectNode r : rows) list.addObject().put("pid", r.get("pid").asLong()).put("role", r.get("role").asText());
-        ObjectNode timedOut = FrameCodec.json().createObjectNode()
-                .put("failure", "node " + node.hostname() + " (" + node.ip() + ") did not answer within " + NODE_ANSWER_MS + " ms");
-        CompletableFuture<JsonNode> asked;
+    /** One node's dumps, or why there are none. */
+    private record Answer(DumpedStacks dumps, String failure) {
+    }
+
+    /** One node's answer, or its failure: never fails, never waits past NODE_ANSWER_MS. */
+    private static CompletableFuture<Answer> ask(NodeAsker asker, NodeSnapshot node, List<ObjectNode> rows) {
+        List<StackTarget> targets = new ArrayList<>();
+        for (ObjectNode r : rows) targets.add(new StackTarget(r.get("pid").asLong(), r.get("role").asText().equals("actor")));
+        Answer timedOut = new Answer(null,
+                "node " + node.hostname() + " (" + node.ip() + ") did not answer within " + NODE_ANSWER_MS + " ms");
+        CompletableFuture<DumpedStacks> asked;
         try {
-            asked = asker.ask(node, KIND, args);
+            asked = asker.ask(node, new DumpStacks(targets, DumpStacks.MAX_WAIT_MILLIS));
         } catch (RuntimeException e) {
             asked = CompletableFuture.failedFuture(e);
         }
-        return asked.completeOnTimeout(timedOut, NODE_ANSWER_MS, TimeUnit.MILLISECONDS)
-                .exceptionally(e -> FrameCodec.json().createObjectNode().put("failure",
-                        (e.getCause() != null ? e.getCause() : e).getMessage()));
+        return asked.thenApply(d -> new Answer(d, null))
+                .completeOnTimeout(timedOut, NODE_ANSWER_MS, TimeUnit.MILLISECONDS)
+                .exceptionally(e -> new Answer(null, (e.getCause() != null ? e.getCause() : e).getMessage()));
     }
 }

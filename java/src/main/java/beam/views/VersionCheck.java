@@ -2,11 +2,9 @@ package beam.views;
 
 import beam.cluster.Cluster;
 import beam.cluster.HostFacts;
-import beam.cluster.Node;
+import beam.cluster.NodeSnapshot;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Logger;
 
@@ -28,20 +26,24 @@ public final class VersionCheck {
      * records them, and each joined node whose versions are known gets a warning for each
      * that differs from the head's. Which arrives first is a race (each node asks its Python
      * a moment after it starts), so the head's arrival compares the nodes that came before it.
+     * It reads copies and writes through {@link Cluster#onVersionWarnings}, never holding the
+     * cluster's lock: each arrival reads after its own write, so whichever of the head and a
+     * node comes second sees both, and a comparison made twice writes the same warnings.
      */
     public static void record(Cluster cluster, String nodeId, JsonNode versions) {
-        synchronized (cluster) {
-            Node node = cluster.onNodeVersions(nodeId, versions);
-            if (node == null) return;
-            HostFacts head = cluster.headFacts();
-            if (!reported(head)) return; // compared when the head's own arrive
-            for (Node n : node.isHead() ? List.copyOf(cluster.nodes()) : List.of(node)) {
-                if (n.isHead() || !reported(n.facts())) continue;
-                ObjectNode warnings = JsonNodeFactory.instance.objectNode();
-                warnings.set("version_warnings", compare(head, n.facts(), n.ip()));
-                cluster.onNodeFacts(n.id(), warnings);
-            }
+        NodeSnapshot arrived = cluster.onNodeVersions(nodeId, versions);
+        if (arrived == null) return;
+        List<NodeSnapshot> nodes = arrived.head() ? cluster.nodeSnapshots() : List.of(arrived);
+        HostFacts head = arrived.head() ? arrived.facts() : headFacts(cluster.nodeSnapshots());
+        if (!reported(head)) return; // compared when the head's own arrive
+        for (NodeSnapshot n : nodes) {
+            if (!n.head() && reported(n.facts())) cluster.onVersionWarnings(n.id(), compare(head, n.facts(), n.ip()));
         }
+    }
+
+    private static HostFacts headFacts(List<NodeSnapshot> nodes) {
+        for (NodeSnapshot n : nodes) if (n.head()) return n.facts();
+        return null; // no head yet: nothing to compare with
     }
 
     /**
@@ -49,12 +51,12 @@ public final class VersionCheck {
      * versions); a Python that could not be run answers {@code "python": null}.
      */
     private static boolean reported(HostFacts facts) {
-        return facts.versions().has("python");
+        return facts != null && facts.versions().has("python");
     }
 
     /** The warnings for {@code node}'s versions against {@code head}'s. */
-    static ArrayNode compare(HostFacts head, HostFacts node, String ip) {
-        ArrayNode warnings = JsonNodeFactory.instance.arrayNode();
+    static List<String> compare(HostFacts head, HostFacts node, String ip) {
+        List<String> warnings = new ArrayList<>();
         JsonNode hv = head.versions();
         JsonNode nv = node.versions();
         for (String key : KEYS) {

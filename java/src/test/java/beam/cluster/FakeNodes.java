@@ -3,6 +3,7 @@ package beam.cluster;
 import beam.codec.Frame;
 import beam.dispatch.FramedClient;
 import beam.cluster.ProcessContext;
+import beam.util.NodeQuestion;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,11 +26,12 @@ final class FakeNodes {
             killed.add(actor);
         }
 
+        final List<NodeQuestion<?>> asked = new ArrayList<>();
+
         @Override
-        public java.util.concurrent.CompletableFuture<com.fasterxml.jackson.databind.JsonNode> ask(
-                String kind, com.fasterxml.jackson.databind.JsonNode args) {
-            return java.util.concurrent.CompletableFuture.completedFuture(
-                    com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode());
+        public <A extends NodeQuestion.Answer> java.util.concurrent.CompletableFuture<A> ask(NodeQuestion<A> question) {
+            asked.add(question);
+            return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("a fake node answers nothing"));
         }
     }
 

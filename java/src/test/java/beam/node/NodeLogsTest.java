@@ -2,8 +2,11 @@ package beam.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.NodeQuestion.LogFiles;
+import beam.util.NodeQuestion.LogRead;
+import beam.util.NodeQuestion.LogRefused;
+import beam.util.NodeQuestion.LogText;
+import beam.util.NodeQuestion.ReadLog;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,8 +20,34 @@ import org.junit.jupiter.api.io.TempDir;
 class NodeLogsTest {
     private static final String ACTOR = "0123456789abcdef0123456789abcdef";
 
-    private static ObjectNode args() {
-        return JsonNodeFactory.instance.objectNode();
+    private static ReadLog file(String name, int lines, long offset) {
+        return new ReadLog("out", lines, offset, name, null, 0);
+    }
+
+    private static ReadLog file(String name) {
+        return file(name, 1_000, -1);
+    }
+
+    private static ReadLog actor(String id, String stream) {
+        return new ReadLog(stream, 1_000, -1, null, id, 0);
+    }
+
+    private static ReadLog pid(long pid, String stream) {
+        return new ReadLog(stream, 1_000, -1, null, null, pid);
+    }
+
+    private static LogText text(LogRead read) {
+        assertThat(read).isInstanceOf(LogText.class);
+        return (LogText) read;
+    }
+
+    private static String refusal(LogRead read) {
+        assertThat(read).isInstanceOf(LogRefused.class);
+        return ((LogRefused) read).message();
+    }
+
+    private static String names(LogFiles files) {
+        return files.files().stream().map(f -> f.name() + ":" + f.size()).toList().toString();
     }
 
     private static List<String> numbered(int n) {
@@ -32,20 +61,20 @@ class NodeLogsTest {
         Files.write(logs.resolve("a.log"), numbered(10));
         Files.writeString(logs.resolve("b.log"), "one\ntwo\nthree");
         NodeLogs node = new NodeLogs(logs);
-        assertThat(node.readNow(args().put("file", "a.log").put("lines", 3)).path("text").asText())
+        assertThat(text(node.readNow(file("a.log", 3, -1))).text())
                 .isEqualTo("line 7\nline 8\nline 9\n");
-        assertThat(node.readNow(args().put("file", "b.log").put("lines", 2)).path("text").asText()).isEqualTo("two\nthree");
-        ObjectNode all = node.readNow(args().put("file", "a.log").put("lines", 100));
-        assertThat(all.path("text").asText()).isEqualTo(String.join("\n", numbered(10)) + "\n");
-        assertThat(all.path("truncated").asBoolean()).isFalse();
-        assertThat(all.path("offset").asLong()).isEqualTo(Files.size(logs.resolve("a.log")));
+        assertThat(text(node.readNow(file("b.log", 2, -1))).text()).isEqualTo("two\nthree");
+        LogText all = text(node.readNow(file("a.log", 100, -1)));
+        assertThat(all.text()).isEqualTo(String.join("\n", numbered(10)) + "\n");
+        assertThat(all.truncated()).isFalse();
+        assertThat(all.offset()).isEqualTo(Files.size(logs.resolve("a.log")));
     }
 
     @Test
     void aTailAcrossChunksCountsEveryLine(@TempDir Path logs) throws Exception {
         Files.write(logs.resolve("big.log"), numbered(20_000)); // ~200 KiB: more than three 64 KiB chunks
-        ObjectNode r = new NodeLogs(logs).readNow(args().put("file", "big.log").put("lines", 9_000));
-        List<String> got = List.of(r.path("text").asText().split("\n"));
+        LogText r = text(new NodeLogs(logs).readNow(file("big.log", 9_000, -1)));
+        List<String> got = List.of(r.text().split("\n"));
         assertThat(got).hasSize(9_000).startsWith("line 11000").endsWith("line 19999");
     }
 
@@ -57,10 +86,10 @@ class NodeLogsTest {
             f.seek(f.length());
             f.write("the end\n".getBytes(StandardCharsets.UTF_8));
         }
-        ObjectNode r = new NodeLogs(logs).readNow(args().put("file", "huge.log").put("lines", 1_000));
-        assertThat(r.path("truncated").asBoolean()).isTrue();
-        assertThat(r.path("text").asText().length()).isEqualTo(NodeLogs.MAX_READ_BYTES);
-        assertThat(r.path("text").asText()).endsWith("the end\n");
+        LogText r = text(new NodeLogs(logs).readNow(file("huge.log", 1_000, -1)));
+        assertThat(r.truncated()).isTrue();
+        assertThat(r.text().length()).isEqualTo(NodeLogs.MAX_READ_BYTES);
+        assertThat(r.text()).endsWith("the end\n");
     }
 
     @Test
@@ -68,13 +97,13 @@ class NodeLogsTest {
         Path f = logs.resolve("f.log");
         Files.writeString(f, "first\n");
         NodeLogs node = new NodeLogs(logs);
-        long offset = node.readNow(args().put("file", "f.log")).path("offset").asLong();
+        long offset = text(node.readNow(file("f.log"))).offset();
         Files.writeString(f, "first\nsecond\n");
-        ObjectNode next = node.readNow(args().put("file", "f.log").put("offset", offset));
-        assertThat(next.path("text").asText()).isEqualTo("second\n");
-        assertThat(next.path("offset").asLong()).isEqualTo(13);
+        LogText next = text(node.readNow(file("f.log", 1_000, offset)));
+        assertThat(next.text()).isEqualTo("second\n");
+        assertThat(next.offset()).isEqualTo(13);
         Files.writeString(f, "new\n"); // rewritten, shorter than the offset
-        assertThat(node.readNow(args().put("file", "f.log").put("offset", 13)).path("text").asText()).isEqualTo("new\n");
+        assertThat(text(node.readNow(file("f.log", 1_000, 13))).text()).isEqualTo("new\n");
     }
 
     @Test
@@ -92,12 +121,12 @@ class NodeLogsTest {
         Files.writeString(logs.resolve("actor-Engine-" + ACTOR + "-4242.err"), "err\n");
         Files.writeString(logs.resolve("actor-Other-" + "f".repeat(32) + "-14242.out"), "other\n");
         NodeLogs node = new NodeLogs(logs);
-        assertThat(node.readNow(args().put("actor_id", ACTOR)).path("text").asText()).isEqualTo("out\n");
-        assertThat(node.readNow(args().put("actor_id", ACTOR).put("stream", "err")).path("text").asText()).isEqualTo("err\n");
-        assertThat(node.readNow(args().put("pid", 4242)).path("file").asText()).isEqualTo("actor-Engine-" + ACTOR + "-4242.out");
-        assertThat(node.readNow(args().put("pid", 242)).path("error").asText()).startsWith("no stdout file of a worker with pid 242");
-        assertThat(node.readNow(args().put("actor_id", "*")).path("error").asText()).contains("not 32 hex characters");
-        assertThat(node.readNow(args().put("pid", 4242).put("stream", "../x")).path("error").asText()).contains("stream must be");
+        assertThat(text(node.readNow(actor(ACTOR, "out"))).text()).isEqualTo("out\n");
+        assertThat(text(node.readNow(actor(ACTOR, "err"))).text()).isEqualTo("err\n");
+        assertThat(text(node.readNow(pid(4242, "out"))).file()).isEqualTo("actor-Engine-" + ACTOR + "-4242.out");
+        assertThat(refusal(node.readNow(pid(242, "out")))).startsWith("no stdout file of a worker with pid 242");
+        assertThat(refusal(node.readNow(actor("*", "out")))).contains("not 32 hex characters");
+        assertThat(refusal(node.readNow(pid(4242, "../x")))).contains("stream must be");
     }
 
     @Test
@@ -109,24 +138,23 @@ class NodeLogsTest {
         Files.writeString(logs.resolve(".hidden.log"), "hidden\n");
         Files.writeString(logs.resolve("ok.log"), "ok\n");
         NodeLogs node = new NodeLogs(logs);
-        assertThat(node.list("*").path("files").toString()).isEqualTo("[{\"name\":\"ok.log\",\"size\":3}]");
-        assertThat(node.readNow(args().put("file", "link.log")).path("error").asText()).contains("not a plain file");
-        assertThat(node.readNow(args().put("file", "dir.log")).path("error").asText()).contains("not a plain file");
+        assertThat(names(node.list("*"))).isEqualTo("[ok.log:3]");
+        assertThat(refusal(node.readNow(file("link.log")))).contains("not a plain file");
+        assertThat(refusal(node.readNow(file("dir.log")))).contains("not a plain file");
         for (String name : List.of("../secret", "/etc/passwd", "..", ".hidden.log", "a/b", "", "x".repeat(300))) {
-            assertThat(node.readNow(args().put("file", name)).path("error").asText()).as(name).contains("is not a file of");
+            assertThat(refusal(node.readNow(file(name)))).as(name).contains("is not a file of");
         }
         for (String glob : List.of("../*", "/etc/*", "*/x", "..", ".*", "a\\b", "**/../*", "x\u0000")) {
-            assertThat(node.list(glob).path("error").asText()).as(glob).contains("is not allowed");
+            assertThat(node.list(glob).error()).as(glob).contains("is not allowed");
         }
     }
 
     @Test
     void aListingIsSortedAndBounded(@TempDir Path logs) throws Exception {
         for (int i = 0; i < NodeLogs.MAX_FILES + 5; i++) Files.writeString(logs.resolve(String.format("f%05d.log", i)), "");
-        ObjectNode r = new NodeLogs(logs).list("f*.log");
-        assertThat(r.path("files")).hasSize(NodeLogs.MAX_FILES);
-        assertThat(r.path("truncated").asBoolean()).isTrue();
-        assertThat(new NodeLogs(logs).list("f0000[12].log").path("files").toString())
-                .isEqualTo("[{\"name\":\"f00001.log\",\"size\":0},{\"name\":\"f00002.log\",\"size\":0}]");
+        LogFiles r = new NodeLogs(logs).list("f*.log");
+        assertThat(r.files()).hasSize(NodeLogs.MAX_FILES);
+        assertThat(r.truncated()).isTrue();
+        assertThat(names(new NodeLogs(logs).list("f0000[12].log"))).isEqualTo("[f00001.log:0, f00002.log:0]");
     }
 }

@@ -2,13 +2,14 @@ package beam.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.FrameCodec;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.NodeQuestion.DumpStacks;
+import beam.util.NodeQuestion.StackDump;
+import beam.util.NodeQuestion.StackTarget;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,21 +45,20 @@ class StackDumpsTest {
         return p;
     }
 
-    private static JsonNode ask(StackDumps dumps, long pid, String role) throws Exception {
-        ObjectNode args = FrameCodec.json().createObjectNode();
-        args.putArray("processes").addObject().put("pid", pid).put("role", role);
-        return dumps.answer(args).get(10, TimeUnit.SECONDS).path("processes").path(0);
+    private static StackDump ask(StackDumps dumps, long pid, String role) throws Exception {
+        var question = new DumpStacks(List.of(new StackTarget(pid, role.equals("actor"))), DumpStacks.MAX_WAIT_MILLIS);
+        return dumps.answer(question).get(10, TimeUnit.SECONDS).processes().getFirst();
     }
 
     @Test
     void aRegisteredProcessDumpsEveryThreadAndStaysAlive() throws Exception {
         python = registeredPython();
         StackDumps dumps = new StackDumps(dir, pid -> pid == python.pid());
-        JsonNode row = ask(dumps, python.pid(), "actor");
-        assertThat(row.path("stack").asText()).contains("in wait_here").contains("most recent call first");
+        StackDump row = ask(dumps, python.pid(), "actor");
+        assertThat(row.stack()).contains("in wait_here").contains("most recent call first");
         // asked again, the dump starts afresh: the file was truncated, not appended to
-        JsonNode again = ask(dumps, python.pid(), "driver");
-        assertThat(again.path("stack").asText().split("Current thread", -1)).hasSize(2);
+        StackDump again = ask(dumps, python.pid(), "driver");
+        assertThat(again.stack().split("Current thread", -1)).hasSize(2);
         assertThat(python.isAlive()).isTrue();
     }
 
@@ -67,26 +67,34 @@ class StackDumpsTest {
         python = registeredPython();
         plain = new ProcessBuilder("sleep", "30").start();
         StackDumps dumps = new StackDumps(dir, pid -> false);
-        assertThat(ask(dumps, python.pid(), "actor").path("error").asText()).isEqualTo("not an actor process this node started");
-        assertThat(ask(dumps, plain.pid(), "driver").path("error").asText()).startsWith("registered no stack dump handler");
+        assertThat(ask(dumps, python.pid(), "actor").error()).isEqualTo("not an actor process this node started");
+        assertThat(ask(dumps, plain.pid(), "driver").error()).startsWith("registered no stack dump handler");
         Thread.sleep(200);
         assertThat(plain.isAlive()).isTrue(); // signal 40 would have ended it
 
         new ProcessBuilder("kill", "-STOP", String.valueOf(python.pid())).start().waitFor();
-        long started = System.nanoTime();
-        assertThat(ask(dumps, python.pid(), "driver").path("error").asText()).startsWith("stopped (T");
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(1000);
+        awaitStopped(python.pid()); // the stop takes effect when the process is next scheduled
+        // refused before any signal: "stopped", not "did not dump within 3000 ms"
+        assertThat(ask(dumps, python.pid(), "driver").error()).startsWith("stopped (T");
 
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
-        assertThat(ask(dumps, gone.pid(), "driver").path("error").asText()).isEqualTo("exited");
+        assertThat(ask(dumps, gone.pid(), "driver").error()).isEqualTo("exited");
+    }
+
+    private static void awaitStopped(long pid) throws Exception {
+        Path status = Path.of("/proc", String.valueOf(pid), "status");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!java.nio.file.Files.readString(status).contains("State:\tT")) {
+            assertThat(System.nanoTime()).as("process %d never showed State T after SIGSTOP", pid).isLessThan(deadline);
+            Thread.sleep(10);
+        }
     }
 
     @Test
     void tooManyProcessesAreRefusedBeforeAnyIsRead() {
-        ObjectNode args = FrameCodec.json().createObjectNode();
-        var list = args.putArray("processes");
-        for (int i = 0; i <= StackDumps.MAX_PROCESSES; i++) list.addObject().put("pid", i + 1).put("role", "driver");
-        assertThat(new StackDumps(dir, pid -> false).answer(args)).isCompletedExceptionally();
+        List<StackTarget> targets = new java.util.ArrayList<>();
+        for (int i = 0; i <= StackDumps.MAX_PROCESSES; i++) targets.add(new StackTarget(i + 1, false));
+        assertThat(new StackDumps(dir, pid -> false).answer(new DumpStacks(targets, 0))).isCompletedExceptionally();
     }
 }

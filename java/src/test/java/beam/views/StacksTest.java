@@ -7,7 +7,10 @@ import beam.cluster.Cluster;
 import beam.cluster.Node;
 import beam.cluster.RequestException;
 import beam.cluster.Resources;
-import beam.codec.FrameCodec;
+import beam.util.NodeQuestion.DumpStacks;
+import beam.util.NodeQuestion.DumpedStacks;
+import beam.util.NodeQuestion.StackDump;
+import beam.util.NodeQuestion.StackTarget;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -30,14 +33,12 @@ class StacksTest {
     }
 
     /** host1 dumps what it is asked for; host2 never answers. */
-    private CompletableFuture<JsonNode> answer(beam.cluster.NodeSnapshot node, String kind, JsonNode args) {
-        asked.add(node.hostname() + ":" + kind + ":" + args.path("processes"));
+    private CompletableFuture<DumpedStacks> answer(beam.cluster.NodeSnapshot node, DumpStacks question) {
+        asked.add(node.hostname() + ":" + question.processes());
         if (!node.id().equals("n1")) return new CompletableFuture<>();
-        ObjectNode out = FrameCodec.json().createObjectNode();
-        for (JsonNode p : args.path("processes")) {
-            out.withArray("processes").addObject().put("pid", p.path("pid").asLong()).put("stack", "Current thread 0x1");
-        }
-        return CompletableFuture.completedFuture(out);
+        List<StackDump> dumps = new ArrayList<>();
+        for (StackTarget p : question.processes()) dumps.add(new StackDump(p.pid(), "Current thread 0x1", null));
+        return CompletableFuture.completedFuture(new DumpedStacks(dumps));
     }
 
     @Test
@@ -45,8 +46,7 @@ class StacksTest {
         long started = System.nanoTime();
         ObjectNode report = Stacks.run(cluster.snapshot(), drivers, new Stacks.Filter(null, null, 0), this::answer);
         assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(Stacks.NODE_ANSWER_MS + 1000);
-        assertThat(asked).containsExactly("host1:stack:[{\"pid\":11,\"role\":\"driver\"}]",
-                "host2:stack:[{\"pid\":22,\"role\":\"driver\"}]");
+        assertThat(asked).containsExactly("host1:[StackTarget[pid=11, actor=false]]", "host2:[StackTarget[pid=22, actor=false]]");
         JsonNode rows = report.path("processes");
         assertThat(rows.get(0).path("stack").asText()).isEqualTo("Current thread 0x1");
         assertThat(rows.get(0).path("job_id").asText()).isEqualTo("01000000");
@@ -63,7 +63,7 @@ class StacksTest {
         assertThat(asked).hasSize(1);
         assertThat(report.path("processes")).hasSize(1);
         report = Stacks.run(cluster.snapshot(), drivers, new Stacks.Filter(null, null, 22),
-                (node, kind, args) -> CompletableFuture.failedFuture(new IllegalStateException("node host2 is lost")));
+                (node, question) -> CompletableFuture.failedFuture(new IllegalStateException("node host2 is lost")));
         assertThat(report.path("processes").get(0).path("error").asText()).isEqualTo("its node did not answer: node host2 is lost");
     }
 

@@ -7,7 +7,6 @@ import beam.cluster.Node;
 import beam.cluster.Resources;
 import beam.codec.FrameCodec;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,13 +26,8 @@ class VersionCheckTest {
     }
 
     private static List<String> warnings(Cluster cluster, String nodeId) {
-        List<String> out = new ArrayList<>();
-        synchronized (cluster) {
-            for (Node n : cluster.nodes()) {
-                if (n.id().equals(nodeId)) n.facts().toJson().path("version_warnings").forEach(w -> out.add(w.asText()));
-            }
-        }
-        return out;
+        List<String> warnings = cluster.node(nodeId).facts().versionWarnings();
+        return warnings == null ? List.of() : warnings;
     }
 
     @Test
