@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .bench/ray-venv with real Ray 2.58.0 (the comparison baseline) and the
+# Creates .bench/ray-venv with real Ray at the version beam answers as (the comparison baseline) and the
 # benchmark-only tools (matplotlib for the chart, py-spy for profiles). None of these are
 # beam dependencies: they live only in this gitignored venv.
 #
@@ -8,7 +8,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.bench/ray-venv"
-RAY_VERSION="${BENCH_RAY_VERSION:-2.58.0}"
+RAY_VERSION="${BENCH_RAY_VERSION:-$(cat "$ROOT/python/ray/_version/RAY")}"  # the release beam answers as
 
 complete() {
   [ -x "$VENV/bin/python" ] && "$VENV/bin/python" - "$RAY_VERSION" <<'PY' 2>/dev/null

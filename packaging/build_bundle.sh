@@ -3,7 +3,7 @@
 #   bin/ray      bash script: the bundled Java runtime runs the daemon CLI (no Python needed)
 #   lib/beam.jar the daemon
 #   lib/ray-command  the wheel's `ray` script (python/bin/ray), whose functions bin/ray uses
-#   python/      the `ray` package and its ray-2.58.0.dist-info (for importlib.metadata)
+#   python/      the `ray` package and its ray-<version>.dist-info (for importlib.metadata)
 #   runtime/     the jlink Java runtime
 # Use it on any glibc x86_64 Linux, e.g. mounted into a container at /opt/beam:
 #   PATH=/opt/beam/bin:$PATH PYTHONPATH=/opt/beam/python ray start --head
@@ -49,7 +49,7 @@ sed "s|-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto|$FLAGS|" "$ROOT/pac
 chmod 755 "$OUT/bin/ray"
 cp "$ROOT/python/bin/ray" "$OUT/lib/ray-command"  # sourced by bin/ray for `ray start`'s spawn and relay
 cat > "$OUT/README.txt" <<EOF
-beam $(sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/python/pyproject.toml") one-mount bundle (Ray API 2.58.0), Java $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$RUNTIME/release") runtime ($RUNTIME_MODULES).
+beam $(cat "$ROOT/python/ray/_version/BEAM") one-mount bundle (Ray API $(cat "$ROOT/python/ray/_version/RAY")), Java $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$RUNTIME/release") runtime ($RUNTIME_MODULES).
 Mount this folder anywhere (here /opt/beam) on a glibc x86_64 Linux whose Python (>= 3.10) has cloudpickle:
   export PATH=/opt/beam/bin:\$PATH PYTHONPATH=/opt/beam/python
   ray start --head [--num-gpus N]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the platform wheel dist/ray-2.58.0-py3-none-manylinux_2_17_<arch>.manylinux2014_<arch>.whl:
+# Build the platform wheel dist/ray-<version>-py3-none-manylinux_2_17_<arch>.manylinux2014_<arch>.whl:
 # the `ray` package, the daemon jar (ray/_beam/lib/beam.jar) and a jlink Java runtime
 # (ray/_beam/runtime/), so `pip install` it and `ray start --head` needs no Java on the machine.
 # See docs/PACKAGING.md. Prints the wheel's path on stdout.

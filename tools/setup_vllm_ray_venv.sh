@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates .bench/vllm-ray-venv: the same vLLM for CPU as tools/setup_vllm_venv.sh but with real
-# Ray (`ray==2.58.0` from PyPI) instead of beam's python/ package. Used only by
+# Ray (the release beam answers as, from PyPI) instead of beam's python/ package. Used only by
 # bench/vllm_side_by_side.py (beam vs. Ray under the same vLLM).
 #
 #   tools/setup_vllm_ray_venv.sh          install if missing, print the venv path

@@ -7,7 +7,7 @@
 #   tools/setup_vllm_venv.sh          install if missing, print the venv path
 #   tools/setup_vllm_venv.sh --check  exit 0 if the venv is complete (installs nothing)
 #   tools/setup_vllm_venv.sh --ray [--check]
-#                                     the same vLLM with real Ray (`ray==2.58.0` from PyPI) instead
+#                                     the same vLLM with real Ray (`ray==<the version beam answers as>` from PyPI) instead
 #                                     of beam, in .bench/vllm-ray-venv, for bench/vllm_side_by_side.py
 #                                     (tools/setup_vllm_ray_venv.sh runs this)
 #
@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VLLM_VERSION="${BEAM_VLLM_VERSION:-0.32.0}"
 REAL_RAY=""
-if [ "${1:-}" = "--ray" ]; then REAL_RAY="${BEAM_RAY_VERSION:-2.58.0}"; shift; fi
+if [ "${1:-}" = "--ray" ]; then REAL_RAY="${BEAM_RAY_VERSION:-$(cat "$(dirname "$0")/../python/ray/_version/RAY")}"; shift; fi
 if [ -n "$REAL_RAY" ]; then
   NAME=setup_vllm_ray_venv; VENV="${BEAM_VLLM_RAY_VENV:-$ROOT/.bench/vllm-ray-venv}"
 else

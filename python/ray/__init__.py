@@ -1,6 +1,6 @@
 """beam: a small drop-in replacement for the slice of Ray that vLLM uses.
 
-The public names below mirror Ray 2.58's ``ray`` module; the implementation lives in
+The public names below mirror Ray's ``ray`` module; the implementation lives in
 ``ray._beam``. A Java daemon per node does placement and process management; this package
 is the thin client (and the actor worker) that speaks to it over a unix socket.
 
@@ -16,7 +16,7 @@ from ray._beam.launch.coexist import check as _beam_coexist_check
 _beam_coexist_check()  # refuse a beam/Ray mix, with the fix (docs/PACKAGING.md)
 del _beam_coexist_check
 
-__version__ = "2.58.0"
+from ray._version import RAY as __version__  # noqa: E402
 
 
 def method(*args, **kwargs):

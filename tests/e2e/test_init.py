@@ -10,6 +10,7 @@ import tempfile
 import pytest
 
 import ray
+from ray._version import RAY as RAY_VERSION
 from conftest import (assert_no_processes, cluster_processes, finish, read_line_with,
                       run_driver, spawn_driver)
 
@@ -121,5 +122,5 @@ def test_init_twice_needs_ignore_reinit_error(cluster):
 
 
 def test_version_and_distribution_metadata():
-    assert ray.__version__ == "2.58.0"
-    assert importlib.metadata.version("ray") == "2.58.0"
+    assert ray.__version__ == RAY_VERSION
+    assert importlib.metadata.version("ray") == RAY_VERSION

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import cloudpickle
 import pytest
+from ray._version import RAY as RAY_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 BEAM_SUMMARY = "beam: a small drop-in replacement for the slice of Ray that vLLM uses"
@@ -30,7 +31,7 @@ def _beam_site(tmp_path, name="site"):
     site = tmp_path / name
     shutil.copytree(ROOT / "python" / "ray", site / "ray",
                     ignore=shutil.ignore_patterns("__pycache__", "lib", "runtime"))
-    _dist_info(site, "2.58.0", BEAM_SUMMARY)
+    _dist_info(site, RAY_VERSION, BEAM_SUMMARY)
     return site
 
 
@@ -39,7 +40,7 @@ def _ray_site(tmp_path, name="ray-site"):
     (site / "ray" / "core").mkdir(parents=True)
     (site / "ray" / "__init__.py").write_text("raise ImportError('this is the fake Ray')\n")
     (site / "ray" / "_raylet.so").write_bytes(b"")
-    _dist_info(site, "2.58.0", RAY_SUMMARY)
+    _dist_info(site, RAY_VERSION, RAY_SUMMARY)
     return site
 
 
@@ -79,8 +80,8 @@ def test_two_dist_infos_in_one_folder(tmp_path):
 
 def test_rays_metadata_over_beams_code(tmp_path):
     site = _beam_site(tmp_path)
-    (site / "ray-2.58.0.dist-info" / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: ray\nVersion: 2.58.0\nSummary: {RAY_SUMMARY}\n")
+    (site / f"ray-{RAY_VERSION}.dist-info" / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: ray\nVersion: {RAY_VERSION}\nSummary: {RAY_SUMMARY}\n")
     done = _check(tmp_path, site)
     assert done.returncode != 0 and "importlib.metadata reads `ray`" in done.stderr, done.stderr
 
@@ -90,7 +91,7 @@ def test_ray_later_on_sys_path_is_shadowed_not_mixed(tmp_path):
     done = _check(tmp_path, _beam_site(tmp_path), _ray_site(tmp_path),
                   code="import importlib.metadata as m; from ray._beam.launch import coexist; "
                        "coexist.check(); print(m.version('ray'), m.metadata('ray')['Summary'][:5])")
-    assert done.stdout.strip() == "2.58.0 beam:", done.stderr
+    assert done.stdout.strip() == f"{RAY_VERSION} beam:", done.stderr
 
 
 def test_skip_switch(tmp_path):

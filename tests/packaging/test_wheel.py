@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ray._version import RAY as RAY_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
@@ -38,7 +39,7 @@ DRIVER = textwrap.dedent("""
     assert [r[0] for r in results] == [0, 2], results
     assert sorted(r[1][0] for r in results) == [0, 1], results
     assert len({r[2] for r in results}) == 2, results
-    assert importlib.metadata.version("ray") == "2.58.0"
+    assert importlib.metadata.version("ray") == RAY_VERSION
     for w in workers:
         ray.kill(w)
     ray.shutdown()
@@ -148,7 +149,7 @@ def test_wheel_name_and_contents(wheel):
     import zipfile
 
     arch = platform.machine()
-    assert wheel.name == f"ray-2.58.0-py3-none-manylinux2014_{arch}.manylinux_2_17_{arch}.whl"
+    assert wheel.name == f"ray-{RAY_VERSION}-py3-none-manylinux2014_{arch}.manylinux_2_17_{arch}.whl"
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         assert {"ray/__init__.py", "ray/_beam/launch/coexist.py", "ray/_beam/lib/beam.jar",
@@ -158,10 +159,10 @@ def test_wheel_name_and_contents(wheel):
         java_mode = z.getinfo("ray/_beam/runtime/bin/java").external_attr >> 16
         assert java_mode & 0o111, oct(java_mode)
         # `ray` is the bash script; its Python fallback is pip's wrapper with beam's interpreter
-        assert z.read("ray-2.58.0.data/scripts/ray").startswith(b"#!/bin/bash\n")
-        entry_points = z.read("ray-2.58.0.dist-info/entry_points.txt").decode()
+        assert z.read(f"ray-{RAY_VERSION}.data/scripts/ray").startswith(b"#!/bin/bash\n")
+        entry_points = z.read(f"ray-{RAY_VERSION}.dist-info/entry_points.txt").decode()
         assert "beam-ray-launcher = ray._beam.launch.launcher:main" in entry_points, entry_points
-        meta = z.read("ray-2.58.0.dist-info/WHEEL").decode()
+        meta = z.read(f"ray-{RAY_VERSION}.dist-info/WHEEL").decode()
         assert "Root-Is-Purelib: false" in meta
         release = z.read("ray/_beam/runtime/release").decode()
         assert 'MODULES="java.base java.logging java.management jdk.httpserver jdk.unsupported"' in release

@@ -10,6 +10,7 @@ from ray._beam.api import options
 from ray._beam.api.objects import ObjectRef
 from ray.util.placement_group import placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+from ray._version import RAY as RAY_VERSION
 
 with open(SHAPES) as f:
     SHAPE = json.load(f)
@@ -147,4 +148,4 @@ def test_metrics_check_arguments_like_ray():
 
 def test_version_metadata():
     import importlib.metadata
-    assert ray.__version__ == "2.58.0" == importlib.metadata.version("ray")
+    assert ray.__version__ == RAY_VERSION == importlib.metadata.version("ray")

@@ -27,10 +27,10 @@ MAY_USE = {
 # Modules of ray outside ray._beam (prefixes) each layer may import; None: any. ray.* above
 # ray._beam is Ray's public face built on api/, so api/ may use only its leaves (data classes
 # that import nothing of ray): an import of anything else there points up.
-LEAVES = ("ray.exceptions", "ray.runtime_env")
+LEAVES = ("ray.exceptions", "ray.runtime_env", "ray._version")
 MAY_USE_OUTSIDE = {
     "wire": ("ray.exceptions",),
-    "launch": (),
+    "launch": ("ray._version",),
     "api": LEAVES,
     "worker": None,
 }

@@ -11,11 +11,12 @@ import sys
 import pytest
 
 from _paths import ROOT
+from ray._version import RAY as RAY_VERSION
 
 PYTHON_DIR = os.path.join(ROOT, "python")
 
 # dir(ray) without dunders when ray/__init__.py imported everything eagerly (commit e55d6d8)
-EAGER_DIR = ["ObjectRef", "_beam", "_private", "actor", "available_resources", "cluster_resources",
+EAGER_DIR = ["ObjectRef", "_beam", "_private", "_version", "actor", "available_resources", "cluster_resources",
              "exceptions", "get", "get_actor", "get_gpu_ids", "get_runtime_context", "init",
              "is_initialized", "kill", "method", "nodes", "put", "remote", "runtime_env", "shutdown",
              "types", "util", "wait"]
@@ -125,7 +126,7 @@ def test_dir_all_and_missing_names_are_as_before():
                 "except AttributeError as e:\n"
                 "    err = str(e)\n"
                 "print(json.dumps([d, missing, err, hasattr(ray, 'dag'), ray.__version__]))")
-    assert seen == [EAGER_DIR, [], "module 'ray' has no attribute 'no_such_name'", False, "2.58.0"]
+    assert seen == [EAGER_DIR, [], "module 'ray' has no attribute 'no_such_name'", False, RAY_VERSION]
 
 
 def test_star_import_gives_all_public_names():

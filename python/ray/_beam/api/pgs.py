@@ -20,6 +20,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
+from ray._version import RAY as RAY_VERSION
 from ray._beam.api import ids
 from ray._beam.api.ids import PlacementGroupID
 from ray.exceptions import RaySystemError
@@ -33,7 +34,7 @@ VALID_STRATEGIES = {"PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"}
 OBJECT_STORE_MEMORY_DEPRECATED = (
     "Setting 'object_store_memory' for {} is deprecated since it doesn't actually reserve the "
     "required object store memory. Use object spilling that's enabled by default "
-    "(https://docs.ray.io/en/releases-2.58.0/ray-core/objects/object-spilling.html) instead "
+    f"(https://docs.ray.io/en/releases-{RAY_VERSION}/ray-core/objects/object-spilling.html) instead "
     "to bypass the object store memory size limitation.")
 _EXAMPLE = "For example: `[{'CPU': 1.0}, {'GPU': 1.0}]`."
 

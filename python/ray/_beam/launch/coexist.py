@@ -1,6 +1,6 @@
 """Refuse a ``ray`` that is half beam and half Ray.
 
-beam and Ray are both the distribution ``ray`` 2.58.0 (so that
+beam and Ray are both the distribution ``ray`` at one version (ray/_version/RAY, so that
 ``importlib.metadata.version("ray")`` answers what vLLM accepts), and both install the
 package folder ``ray/``. pip treats them as one project: installing one over the other
 either keeps the first ("Requirement already satisfied"), replaces it cleanly (upgrade,
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import sys
+from ray._version import RAY as RAY_VERSION
 TYPE_CHECKING = False  # not `typing`'s: importing typing costs the `ray` command ~10 ms
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -154,8 +155,8 @@ def fix_text(pkg: str, problems: Sequence[str]) -> str:
         "Fix: keep exactly one of them.",
         f"  {sys.executable} -m pip uninstall -y ray      (repeat until pip says it is not installed)",
         f"  rm -rf {site}/ray {site}/ray-*.dist-info      (what pip no longer tracks)",
-        "  then install one: the beam wheel (pip install ray-2.58.0-...-manylinux_2_17_x86_64.whl)"
-        " or Ray (pip install ray==2.58.0).",
+        f"  then install one: the beam wheel (pip install ray-{RAY_VERSION}-...-manylinux_2_17_x86_64.whl)"
+        f" or Ray (pip install ray=={RAY_VERSION}).",
         "To use beam beside an image's own Ray without touching it, put the beam bundle first "
         "on PYTHONPATH and PATH instead (docs/PACKAGING.md).",
         f"{SKIP_ENV}=1 skips this check.",

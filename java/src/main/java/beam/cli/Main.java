@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.util.Versions;
 import beam.config.Environment;
 import java.util.Arrays;
 import java.util.List;
@@ -8,9 +9,17 @@ import picocli.CommandLine.Command;
 
 /** The {@code ray} command: {@code start}, {@code stop}, {@code status}, {@code list}, {@code get}, {@code summary},
  * {@code logs}, {@code doctor}, {@code stack}, {@code health-check}. */
-@Command(name = "ray", addMethodSubcommands = false, mixinStandardHelpOptions = true, version = "beam 0.1.0 (Ray API 2.58.0)",
+@Command(name = "ray", addMethodSubcommands = false, mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "beam: the slice of Ray that vLLM uses, small and fast.")
 public final class Main implements Runnable {
+    /** {@code ray --version}: both versions, as written once (Versions). */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"beam " + Versions.BEAM + " (Ray API " + Versions.RAY + ")"};
+        }
+    }
+
     public static void main(String[] args) {
         System.setProperty("java.util.logging.manager", DaemonLogging.KeepHandlersAtExit.class.getName());
         boolean start = args.length > 0 && args[0].equals("start");

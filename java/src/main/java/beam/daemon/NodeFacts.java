@@ -1,5 +1,6 @@
 package beam.daemon;
 
+import beam.util.Versions;
 import beam.cluster.NodeAccelerator;
 import beam.node.HostLimits;
 import beam.codec.FrameCodec;
@@ -32,7 +33,6 @@ import java.util.concurrent.TimeUnit;
  * background shortly after start.
  */
 public final class NodeFacts {
-    public static final String BEAM_VERSION = "0.1.0";
     static final long PROBE_DELAY_MS = 500;
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
     private static final String PROBE = String.join("\n",
@@ -85,7 +85,7 @@ public final class NodeFacts {
     static ObjectNode collect(String nodeIp, Map<String, NodeAccelerator> accelerators, Environment env) {
         ObjectNode facts = F.objectNode();
         ObjectNode versions = facts.putObject("versions");
-        versions.put("beam", BEAM_VERSION);
+        versions.put("beam", Versions.BEAM);
         versions.put("protocol", Protocol.VERSION);
         versions.put("java", Runtime.version().toString());
         ArrayNode nics = facts.putArray("interfaces");

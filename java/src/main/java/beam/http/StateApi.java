@@ -1,5 +1,6 @@
 package beam.http;
 
+import beam.util.Versions;
 import beam.cluster.ClusterSnapshot;
 import beam.views.ClusterLogs;
 import beam.views.ClusterViews;
@@ -40,8 +41,8 @@ final class StateApi {
                 new Route("/api/beam/stack", false, q -> actorStack(head, q)),
                 new Route("/api/version", false, q -> {
                     ObjectNode v = F.objectNode();
-                    v.put("version", "beam 0.1.0");
-                    v.put("ray_version", "2.58.0");
+                    v.put("version", "beam " + Versions.BEAM);
+                    v.put("ray_version", Versions.RAY);
                     v.put("ray_commit", "beam");
                     return Route.Reply.json(v);
                 }),

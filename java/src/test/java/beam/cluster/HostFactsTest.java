@@ -14,7 +14,7 @@ class HostFactsTest {
         return (ObjectNode) FrameCodec.json().readTree(text);
     }
 
-    private static final String AT_JOIN = "{\"versions\":{\"beam\":\"0.1.0\",\"protocol\":1,\"java\":\"25\"},"
+    private static final String AT_JOIN = "{\"versions\":{\"beam\":\"9.8.7\",\"protocol\":1,\"java\":\"25\"},"
             + "\"interfaces\":[{\"name\":\"eth0\",\"addresses\":[\"10.0.0.2\"]}],\"node_ip_interface\":\"eth0\","
             + "\"accelerators\":{\"GPU\":{\"kind\":\"NVIDIA_GPU\",\"ids\":[\"0\"]}},\"probe_port\":4321}";
 
@@ -39,7 +39,7 @@ class HostFactsTest {
         assertThat(later.httpPorts()).containsExactly(Map.entry("metrics", 8080), Map.entry("agent", 52365));
         assertThat(later.httpPort("agent")).isEqualTo(52365);
         assertThat(later.versions().get("python").asText()).isEqualTo("3.12.1");
-        assertThat(later.versions().get("beam").asText()).isEqualTo("0.1.0"); // merged key by key, not replaced
+        assertThat(later.versions().get("beam").asText()).isEqualTo("9.8.7"); // merged key by key, not replaced
         assertThat(later.versionWarnings()).hasSize(1);
         assertThat(later.toJson().toString()).isEqualTo(AT_JOIN.substring(0, AT_JOIN.length() - 1)
                 .replace("\"java\":\"25\"}", "\"java\":\"25\",\"python\":\"3.12.1\"}")
