@@ -3,11 +3,14 @@ package beam.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.FrameCodec;
+import beam.util.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -65,21 +68,50 @@ class StackDumpsTest {
     @Test
     void processesThatCannotDumpAreListedWithWhyAndNotSignalled() throws Exception {
         python = registeredPython();
-        plain = new ProcessBuilder("sleep", "30").start();
+        plain = blockingPython();
         StackDumps dumps = new StackDumps(dir, pid -> false);
         assertThat(ask(dumps, python.pid(), "actor").path("error").asText()).isEqualTo("not an actor process this node started");
         assertThat(ask(dumps, plain.pid(), "driver").path("error").asText()).startsWith("registered no stack dump handler");
-        Thread.sleep(200);
-        assertThat(plain.isAlive()).isTrue(); // signal 40 would have ended it
+        assertThat(pendingDumpSignal(plain.pid())).as("the process without a handler was signalled").isFalse();
 
         new ProcessBuilder("kill", "-STOP", String.valueOf(python.pid())).start().waitFor();
-        long started = System.nanoTime();
+        // kill(1) returns once the signal is sent; the kernel stops the process when it next runs
+        Await.until(() -> state(python.pid()) == 'T', "pid " + python.pid() + " reads as stopped (T) after kill -STOP");
         assertThat(ask(dumps, python.pid(), "driver").path("error").asText()).startsWith("stopped (T");
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(1000);
+        // a stopped process keeps a signal pending until SIGCONT: none pending means none was sent
+        assertThat(pendingDumpSignal(python.pid())).as("the stopped process was signalled").isFalse();
 
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         assertThat(ask(dumps, gone.pid(), "driver").path("error").asText()).isEqualTo("exited");
+    }
+
+    /** A Python process with no handler for the dump signal that blocks it, so a stray one stays pending. */
+    private Process blockingPython() throws Exception {
+        String code = "import signal, time\n"
+                + "signal.pthread_sigmask(signal.SIG_BLOCK, {" + StackDumps.SIGNAL + "})\n"
+                + "print('ready', flush=True)\n"
+                + "time.sleep(60)\n";
+        Process p = new ProcessBuilder("python3", "-c", code).redirectErrorStream(true).start();
+        String line = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        assertThat(line).isEqualTo("ready");
+        return p;
+    }
+
+    /** The state letter of /proc/PID/stat (R, S, T, Z...); '?' once it is gone. */
+    private static char state(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).charAt(0);
+        } catch (IOException e) {
+            return '?';
+        }
+    }
+
+    private static boolean pendingDumpSignal(long pid) {
+        var status = StackDumps.statusFields(Path.of("/proc", String.valueOf(pid), "status"));
+        long bit = 1L << (StackDumps.SIGNAL - 1);
+        return ((Long.parseUnsignedLong(status.get("ShdPnd"), 16) | Long.parseUnsignedLong(status.get("SigPnd"), 16)) & bit) != 0;
     }
 
     @Test
