@@ -207,7 +207,26 @@ def is_idle_worker(pid):
         return False
 
 
-def wait_gone(pids=(), base=None, within=5.0, workers_only=False):
+# How long a test waits for something that normally takes milliseconds: a loaded 2-core
+# machine (CI, a flake hunt) can take seconds, and a wait that ends early costs nothing.
+WAIT_S = 30.0
+
+
+def wait_until(condition, within, what, interval=0.05):
+    """Poll ``condition`` until it returns something truthy (returned); fail naming ``what``
+    never happened after ``within`` s. Tests wait on the state they check with this, never
+    on a fixed sleep: a signal, kill or process start takes effect when the machine gets to it."""
+    deadline = time.monotonic() + within
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"never happened within {within} s: {what}")
+        time.sleep(interval)
+
+
+def wait_gone(pids=(), base=None, within=WAIT_S, workers_only=False):
     """Wait up to ``within`` s until none of ``pids`` and no process of cluster ``base`` (only
     its actor workers with ``workers_only``) is alive; return what is still alive."""
     deadline = time.monotonic() + within
@@ -220,7 +239,7 @@ def wait_gone(pids=(), base=None, within=5.0, workers_only=False):
         time.sleep(0.05)
 
 
-def assert_no_processes(base, pids=(), within=5.0, what="the cluster", workers_only=False):
+def assert_no_processes(base, pids=(), within=WAIT_S, what="the cluster", workers_only=False):
     """None of ``pids``, no daemon (unless ``workers_only``) and no `ray._beam.worker` of
     cluster ``base`` left after ``within`` s."""
     left = wait_gone(pids, base, within, workers_only)
