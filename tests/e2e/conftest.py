@@ -167,13 +167,18 @@ def finish(proc, sig=signal.SIGKILL, timeout=10):
         return proc.communicate()
 
 
-def pid_alive(pid):
-    """True if ``pid`` exists and is not a zombie."""
+def process_state(pid):
+    """The state letter of /proc/PID/stat (R, S, T for stopped, Z...), or None once it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+            return f.read().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
-        return False
+        return None
+
+
+def pid_alive(pid):
+    """True if ``pid`` exists and is not a zombie."""
+    return process_state(pid) not in (None, "Z")
 
 
 def cluster_processes(base, workers_only=False, idle=None):

@@ -7,7 +7,7 @@ import os
 import signal
 import time
 
-from conftest import WAIT_S, ray_cli, spawn_driver, read_line_with, finish, pid_alive, wait_until
+from conftest import WAIT_S, ray_cli, spawn_driver, read_line_with, finish, pid_alive, process_state, wait_until
 from test_diagnostics import hosts, join, start_head  # noqa: F401  (hosts is a fixture)
 
 DRIVER = """
@@ -66,12 +66,6 @@ def stack_json(base, *args):
     done = stack(base, "--json", *args)
     assert done.returncode in (0, 1), done.stderr
     return json.loads(done.stdout), done.returncode
-
-
-def process_state(pid):
-    """The state letter of /proc/PID/stat (R, S, T, Z...)."""
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()[0]
 
 
 def by_pid(report):
