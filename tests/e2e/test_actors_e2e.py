@@ -55,7 +55,7 @@ def test_cluster_shapes(cluster):
 
 def test_placement_group_and_actor_probe(cluster):
     pg = placement_group([{"GPU": 1, "CPU": 1}, {"GPU": 1}], strategy="PACK", name="demo")
-    assert ray.get(pg.ready(), timeout=10) == pg and pg.wait(5)
+    assert ray.get(pg.ready(), timeout=60) == pg and pg.wait(30)
     assert pg.bundle_specs == SHAPES["pg.bundle_specs"]
     table = placement_group_table(pg)
     assert table["state"] == "CREATED" and set(table["bundles_to_node_id"]) == {0, 1}
@@ -90,8 +90,8 @@ def test_errors(cluster):
     with pytest.raises(RayActorError, match="killed by `ray.kill`"):
         ray.get(pending, timeout=10)
     with pytest.raises(ActorDiedError):
-        ray.get(a.echo.remote(1), timeout=5)
-    ready, not_ready = ray.wait([pending], timeout=5)
+        ray.get(a.echo.remote(1), timeout=30)
+    ready, not_ready = ray.wait([pending], timeout=30)
     assert ready == [pending] and not_ready == []
 
 
