@@ -13,8 +13,10 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))  # waiting.py, shared with the unit tests
 
 from ray._beam.launch import launcher  # noqa: E402
+from waiting import WAIT_S, wait_until  # noqa: E402,F401  (the e2e tests import them from here)
 
 
 @pytest.fixture(scope="module")
@@ -210,25 +212,6 @@ def is_idle_worker(pid):
             return f.read().strip() == "beam-idle"
     except OSError:
         return False
-
-
-# How long a test waits for something that normally takes milliseconds: a loaded 2-core
-# machine (CI, a flake hunt) can take seconds, and a wait that ends early costs nothing.
-WAIT_S = 30.0
-
-
-def wait_until(condition, within, what, interval=0.05):
-    """Poll ``condition`` until it returns something truthy (returned); fail naming ``what``
-    never happened after ``within`` s. Tests wait on the state they check with this, never
-    on a fixed sleep: a signal, kill or process start takes effect when the machine gets to it."""
-    deadline = time.monotonic() + within
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"never happened within {within} s: {what}")
-        time.sleep(interval)
 
 
 def wait_gone(pids=(), base=None, within=WAIT_S, workers_only=False):
