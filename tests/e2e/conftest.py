@@ -13,8 +13,10 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))  # waiting.py, shared with the unit tests
 
 from ray._beam.launch import launcher  # noqa: E402
+from waiting import WAIT_S, wait_until  # noqa: E402,F401  (the e2e tests import them from here)
 
 
 @pytest.fixture(scope="module")
@@ -167,13 +169,18 @@ def finish(proc, sig=signal.SIGKILL, timeout=10):
         return proc.communicate()
 
 
-def pid_alive(pid):
-    """True if ``pid`` exists and is not a zombie."""
+def process_state(pid):
+    """The state letter of /proc/PID/stat (R, S, T for stopped, Z...), or None once it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+            return f.read().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
-        return False
+        return None
+
+
+def pid_alive(pid):
+    """True if ``pid`` exists and is not a zombie."""
+    return process_state(pid) not in (None, "Z")
 
 
 def cluster_processes(base, workers_only=False, idle=None):
@@ -207,7 +214,7 @@ def is_idle_worker(pid):
         return False
 
 
-def wait_gone(pids=(), base=None, within=5.0, workers_only=False):
+def wait_gone(pids=(), base=None, within=WAIT_S, workers_only=False):
     """Wait up to ``within`` s until none of ``pids`` and no process of cluster ``base`` (only
     its actor workers with ``workers_only``) is alive; return what is still alive."""
     deadline = time.monotonic() + within
@@ -220,7 +227,7 @@ def wait_gone(pids=(), base=None, within=5.0, workers_only=False):
         time.sleep(0.05)
 
 
-def assert_no_processes(base, pids=(), within=5.0, what="the cluster", workers_only=False):
+def assert_no_processes(base, pids=(), within=WAIT_S, what="the cluster", workers_only=False):
     """None of ``pids``, no daemon (unless ``workers_only``) and no `ray._beam.worker` of
     cluster ``base`` left after ``within`` s."""
     left = wait_gone(pids, base, within, workers_only)

@@ -35,7 +35,7 @@ def text(driver, element_id):
     return driver.execute_script(TEXT, element_id)
 
 
-def wait(what, check, within=30):
+def wait(what, check, within=60):  # generous: a loaded machine runs Chromium slowly
     deadline = time.monotonic() + within
     while True:
         got = check()
@@ -61,6 +61,10 @@ def main():
         wait("the pending group", lambda: any(r[0] == expect["pg"] for r in rows(driver, "pending")))
         wait("the long call", lambda: any(r[0] == expect["long_call"] and r[3].endswith("(long)")
                                           for r in rows(driver, "calls")))
+        wait("the dead actor among the deaths", lambda: any(r[2] == expect["dead"] for r in rows(driver, "deaths")))
+        # the worker's telemetry comes with its first sample (every 5 s), not with the node
+        wait("the worker's sampled GPUs", lambda: any(r[0] == expect["ips"][1] and r[4] == expect["gpu_util"]
+                                                      for r in rows(driver, "gpus")))
         wait("the dead actor's row to click", lambda: driver.execute_script(CLICK_ROW, expect["dead"]))
 
         def log_tail():

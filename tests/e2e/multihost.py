@@ -28,7 +28,7 @@ import time
 
 import pytest
 
-from conftest import RAY_BIN, ROOT, VENV_PYTHON, beam_env, cluster_processes, pid_alive
+from conftest import RAY_BIN, ROOT, VENV_PYTHON, beam_env, cluster_processes, pid_alive, wait_until
 
 AUTH_VARS = ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_MODE")
 
@@ -405,14 +405,7 @@ def nodes_by_ip(view, alive=True):
 
 def wait_for(predicate, within, what, interval=0.1):
     """Poll ``predicate`` until truthy (returned); fail with ``what`` after ``within`` s."""
-    deadline = time.monotonic() + within
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} (waited {within} s)")
-        time.sleep(interval)
+    return wait_until(predicate, within, what, interval)
 
 
 def pids_alive(pids):

@@ -55,7 +55,7 @@ def test_cluster_shapes(cluster):
 
 def test_placement_group_and_actor_probe(cluster):
     pg = placement_group([{"GPU": 1, "CPU": 1}, {"GPU": 1}], strategy="PACK", name="demo")
-    assert ray.get(pg.ready(), timeout=10) == pg and pg.wait(5)
+    assert ray.get(pg.ready(), timeout=60) == pg and pg.wait(30)
     assert pg.bundle_specs == SHAPES["pg.bundle_specs"]
     table = placement_group_table(pg)
     assert table["state"] == "CREATED" and set(table["bundles_to_node_id"]) == {0, 1}
@@ -90,8 +90,8 @@ def test_errors(cluster):
     with pytest.raises(RayActorError, match="killed by `ray.kill`"):
         ray.get(pending, timeout=10)
     with pytest.raises(ActorDiedError):
-        ray.get(a.echo.remote(1), timeout=5)
-    ready, not_ready = ray.wait([pending], timeout=5)
+        ray.get(a.echo.remote(1), timeout=30)
+    ready, not_ready = ray.wait([pending], timeout=30)
     assert ready == [pending] and not_ready == []
 
 
@@ -114,14 +114,21 @@ def test_ordering_ref_args_and_threads(cluster):
 def test_named_async_and_threaded_actors(cluster):
     @ray.remote
     class Async:
-        async def sleep(self, s):
-            await asyncio.sleep(s)
-            return s
+        def __init__(self):
+            self.arrived = 0
+
+        async def meet(self, n, limit_s=60):
+            """Returns once ``n`` calls are under way at once: calls run one at a time never
+            get there (the first gives up after ``limit_s``), however slow the machine."""
+            self.arrived += 1
+            deadline = time.monotonic() + limit_s
+            while self.arrived < n and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            return self.arrived >= n
 
     x = Async.options(name="async_one").remote()
-    start = time.time()
-    assert ray.get([x.sleep.remote(0.5) for _ in range(8)], timeout=20) == [0.5] * 8
-    assert time.time() - start < 3
+    assert ray.get([x.meet.remote(8) for _ in range(8)], timeout=120) == [True] * 8, \
+        "8 calls to an async actor were not under way at once"
     assert ray.get_actor("async_one") == x
 
     @ray.remote(max_concurrency=2)

@@ -99,7 +99,7 @@ def test_a_private_cluster_leaves_no_zombie_in_its_driver(tmp_path):
         daemons = children()
         print("CHILDREN", daemons, flush=True)
         ray.shutdown()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30  # generous: a loaded machine; it ends as soon as they are gone
         while any(p in children() for p in daemons) and time.monotonic() < deadline:
             time.sleep(0.05)
         print("LEFT", {p: s for p, s in children().items() if p in daemons}, flush=True)
@@ -177,8 +177,11 @@ def test_stop_leaves_no_process(clusters):
         assert all(pid_alive(p) for p in actors)
         done = ray_cli(["stop", "--temp-dir", base])
         assert done.returncode == 0, done.stderr
-        # `ray stop` has returned: everything must already be gone (2 s of slack for reaping).
-        assert_no_processes(base, [daemon, *actors], within=2.0, what="`ray stop`")
+        # `ray stop` has returned: it waited for the daemon and the actors it had started
+        # (StopCommand), so they are gone now; anything else of the cluster (a pooled worker
+        # started while it stopped) goes on its own, given time
+        assert not [p for p in [daemon, *actors] if pid_alive(p)], "`ray stop` returned before its processes ended"
+        assert_no_processes(base, what="`ray stop`")
         # The daemon logged its last line (no logging torn down under it: that printed a
         # NullPointerException per line to its stderr log)
         with open(os.path.join(base, "session_latest", "logs", "beamd.log")) as f:
@@ -255,7 +258,7 @@ def test_block_stays_in_foreground_until_sigterm(clusters):
         except subprocess.TimeoutExpired:
             raise AssertionError("`ray start --block` still running 15 s after SIGTERM")
         assert rc is not None
-        assert_no_processes(base, [actor], within=2.0, what="the --block daemon")
+        assert_no_processes(base, [actor], what="the --block daemon")
     finally:
         if driver is not None:
             finish(driver)

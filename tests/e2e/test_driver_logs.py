@@ -23,7 +23,7 @@ sys.stdout.flush()
 # Wait until the daemon has the actor's output (its .out/.err files have it), then linger.
 LINGER = """
 logs = os.path.join(os.environ["RAY_TMPDIR"], "session_latest", "logs")
-deadline = time.monotonic() + 10
+deadline = time.monotonic() + 60  # ends as soon as they are there
 def has(ext, mark):
     return any(mark in open(f).read() for f in glob.glob(os.path.join(logs, f"*{pid}.{ext}")))
 while time.monotonic() < deadline and not (has("out", "OUT-MARK-2") and has("err", "ERR-MARK-3")):
@@ -38,9 +38,9 @@ def test_actor_output_reaches_its_driver_prefixed(cluster, capfd):
     try:
         pid = int(read_line_with(driver, "ACTOR ")[-1].split()[1])
         prefix = f"(Chatty pid={pid}) "
-        read_line_with(driver, prefix + "OUT-MARK-2", timeout=10)
+        read_line_with(driver, prefix + "OUT-MARK-2", timeout=30)
         assert prefix + "OUT-MARK-1\n" in lines_read(driver)
-        err = read_line_with(driver, prefix + "ERR-MARK-3", timeout=10, stream="stderr")
+        err = read_line_with(driver, prefix + "ERR-MARK-3", timeout=30, stream="stderr")
         assert not any("OUT-MARK" in x for x in err), f"stdout lines on stderr: {err}"
         assert not any("ERR-MARK" in x for x in lines_read(driver)), "stderr line on stdout"
     finally:

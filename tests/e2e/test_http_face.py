@@ -5,7 +5,6 @@ Every port is 0 (any free one, read from node.json): several clusters run at onc
 """
 
 import json
-import time
 import urllib.error
 import urllib.request
 
@@ -13,7 +12,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 # at import, while `conftest` is this folder's (tests/vllm has one of the same name)
-from conftest import Clusters, finish, node_json, ray_cli, read_line_with, run_driver, spawn_driver
+from conftest import WAIT_S, Clusters, finish, node_json, ray_cli, read_line_with, run_driver, spawn_driver, wait_until
 
 PORTS = ["--dashboard-port", "0", "--dashboard-agent-listen-port", "0", "--metrics-export-port", "0"]
 
@@ -85,6 +84,15 @@ def metrics_of(port):
     return {f.name: f for f in text_string_to_metric_families(text)}
 
 
+def _engine_metrics_flushed(port):
+    """The engine's two steps (10 tokens, 6 latencies) have reached the node's /metrics."""
+    fam = metrics_of(port)
+    if "ray_vllm_generation_tokens" not in fam or "ray_vllm_e2e_latency_s" not in fam:
+        return False
+    counts = [s.value for s in fam["ray_vllm_e2e_latency_s"].samples if s.name.endswith("_count")]
+    return [s.value for s in samples(fam, "ray_vllm_generation_tokens", model_name="tiny")] == [10.0] and counts == [6]
+
+
 def samples(families, name, **labels):
     return [s for s in families[name].samples
             if all(s.labels.get(k) == v for k, v in labels.items())]
@@ -94,14 +102,13 @@ def samples(families, name, **labels):
 def head(tmp_path_factory):
     c = Clusters(tmp_path_factory)
     base = c.start("--num-gpus", "2", "--num-cpus", "4", *PORTS)
-    deadline = time.monotonic() + 20
-    while "http_ports" not in node_json(base) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: "http_ports" in node_json(base), WAIT_S, "the node's HTTP ports in node.json")
     ports = node_json(base)["http_ports"]
     driver = spawn_driver(base, DRIVER)
     line = [x for x in read_line_with(driver, "READY", timeout=90) if x.startswith("READY")][0]
     _, engine, doomed, pg = line.split()
-    time.sleep(2.5)  # the engine's metrics are sent within FLUSH_INTERVAL_S (2 s)
+    wait_until(lambda: _engine_metrics_flushed(ports["metrics"]), WAIT_S,
+               "the engine's metrics (sent every FLUSH_INTERVAL_S, 2 s) on /metrics")
     yield {"base": base, "ports": ports, "engine": engine, "doomed": doomed, "pg": pg}
     finish(driver)
     c.stop_all()
@@ -207,9 +214,7 @@ def test_health_paths_and_nothing_that_writes(head):
 
 def test_beyond_loopback_the_token_is_required_and_never_shown(clusters):
     base = clusters.start("--num-cpus", "1", "--dashboard-host", "0.0.0.0", *PORTS)
-    deadline = time.monotonic() + 20
-    while "http_ports" not in node_json(base) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: "http_ports" in node_json(base), WAIT_S, "the node's HTTP ports in node.json")
     ports = node_json(base)["http_ports"]
     with open(f"{base}/session_latest/auth_token") as f:
         token = f.read().strip()
@@ -242,9 +247,7 @@ def test_a_bad_port_is_refused_and_a_busy_one_named_while_the_others_serve(clust
         busy = taken.getsockname()[1]
         base = clusters.start("--num-cpus", "1", "--dashboard-port", "0", "--dashboard-agent-listen-port", "0",
                               "--metrics-export-port", str(busy))
-        deadline = time.monotonic() + 20
-        while "http_error" not in node_json(base) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: "http_error" in node_json(base), WAIT_S, "node.json naming the busy port's error")
         info = node_json(base)
         assert str(busy) in info.get("http_error", ""), info
         assert "metrics" not in info["http_ports"]
@@ -253,9 +256,7 @@ def test_a_bad_port_is_refused_and_a_busy_one_named_while_the_others_serve(clust
 
 def test_include_dashboard_false_leaves_only_the_dashboard_port_closed(clusters):
     base = clusters.start("--num-cpus", "1", "--include-dashboard=false", *PORTS)
-    deadline = time.monotonic() + 20
-    while "http_ports" not in node_json(base) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: "http_ports" in node_json(base), WAIT_S, "the node's HTTP ports in node.json")
     ports = node_json(base)["http_ports"]
     assert set(ports) == {"agent", "metrics"}, ports
     assert get(ports["agent"], "/api/local_raylet_healthz") == (200, "success")
@@ -280,10 +281,7 @@ def test_an_actors_last_counts_are_sent_as_it_exits_and_stay(head):
             print("ended:", type(e).__name__)
         """)
     assert done.returncode == 0, done.stderr
-    deadline = time.monotonic() + 10
-    while True:
+    def finished_jobs():
         fam = metrics_of(head["ports"]["metrics"])
-        if "ray_finished_jobs" in fam or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    assert samples(fam, "ray_finished_jobs", kind="batch")[0].value == 3.0
+        return [s.value for s in samples(fam, "ray_finished_jobs", kind="batch")] if "ray_finished_jobs" in fam else []
+    wait_until(lambda: finished_jobs() == [3.0], WAIT_S, "ray_finished_jobs{kind=batch} counting the 3 jobs")

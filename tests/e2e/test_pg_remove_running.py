@@ -15,7 +15,7 @@ from ray.exceptions import ActorDiedError
 from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-from conftest import pid_alive
+from conftest import WAIT_S, pid_alive, wait_until
 
 
 @ray.remote
@@ -23,50 +23,44 @@ class Busy:
     def pid(self):
         return os.getpid()
 
-    def spin(self, seconds):
+    def spin(self, seconds, marker=None):
+        if marker:  # the test waits for this: the call is executing
+            open(marker, "w").close()
         end = time.monotonic() + seconds
         while time.monotonic() < end:  # busy, as an engine loop: no await, no sleep
             sum(range(1000))
         return "finished"
 
 
-def _wait_for(cond, within):
-    end = time.monotonic() + within
-    while not cond() and time.monotonic() < end:
-        time.sleep(0.02)
-    return cond()
-
-
-def test_removing_a_group_ends_its_running_actors_and_frees_resources(cluster):
+def test_removing_a_group_ends_its_running_actors_and_frees_resources(cluster, tmp_path):
     total = ray.cluster_resources()["GPU"]
     bystander = Busy.options(num_cpus=0).remote()
     pg = placement_group([{"GPU": 1, "CPU": 1}] * 2, strategy="PACK")
-    assert pg.wait(10)
+    assert pg.wait(WAIT_S)
     actors = [Busy.options(num_cpus=1, num_gpus=1, scheduling_strategy=PlacementGroupSchedulingStrategy(
         placement_group=pg, placement_group_bundle_index=i)).remote() for i in range(2)]
     pids = ray.get([a.pid.remote() for a in actors], timeout=60)
-    running = [a.spin.remote(120) for a in actors]
-    ray.wait(running, timeout=1.0)  # the calls are executing now
+    markers = [str(tmp_path / f"spinning-{i}") for i in range(len(actors))]
+    running = [a.spin.remote(600, m) for a, m in zip(actors, markers)]
+    wait_until(lambda: all(os.path.exists(m) for m in markers), WAIT_S, "both actors executing their spin() call")
     assert ray.available_resources().get("GPU", 0) == total - 2
 
     t0 = time.monotonic()
     remove_placement_group(pg)
     for ref in running:
         with pytest.raises(ActorDiedError) as err:
-            ray.get(ref, timeout=10)
+            ray.get(ref, timeout=60)  # a 600 s call: failed by the removal, not finished
         assert "placement group was removed" in str(err.value), str(err.value)
     failed_s = time.monotonic() - t0
-    assert _wait_for(lambda: ray.available_resources().get("GPU", 0) == total, 2.0), \
-        f"GPUs not freed 2 s after the removal: {ray.available_resources()}"
+    wait_until(lambda: ray.available_resources().get("GPU", 0) == total, WAIT_S, "the removed group's GPUs free")
     freed_s = time.monotonic() - t0
-    assert _wait_for(lambda: not any(pid_alive(p) for p in pids), 5.0), \
-        f"actor processes of the removed group still run: {[p for p in pids if pid_alive(p)]}"
+    wait_until(lambda: not any(pid_alive(p) for p in pids), WAIT_S, f"the removed group's actors {pids} ended")
     assert placement_group_table(pg)["state"] == "REMOVED"
 
     # What scale-up does next: a group needing every GPU is placed at once.
     bigger = placement_group([{"GPU": 1}] * int(total), strategy="PACK")
     try:
-        assert bigger.wait(5), f"the next group waits: {placement_group_table(bigger)}"
+        assert bigger.wait(WAIT_S), f"the next group waits: {placement_group_table(bigger)}"
     finally:
         remove_placement_group(bigger)
     assert ray.get(bystander.pid.remote(), timeout=10) > 0  # others are untouched

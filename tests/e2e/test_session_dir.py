@@ -20,7 +20,7 @@ class Talker:
         return os.getpid()
 
 
-def _wait_for_text(path, text, within=5.0):
+def _wait_for_text(path, text, within=30.0):
     deadline = time.monotonic() + within
     content = ""
     while time.monotonic() < deadline:

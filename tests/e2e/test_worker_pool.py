@@ -10,7 +10,7 @@ import signal
 import textwrap
 import time
 
-from conftest import assert_no_processes, cluster_processes, is_idle_worker, node_json, ray_cli, run_driver
+from conftest import WAIT_S, assert_no_processes, cluster_processes, is_idle_worker, node_json, ray_cli, run_driver
 
 PROBE = """
     import json, os, sys, ray
@@ -47,7 +47,7 @@ def test_an_idle_node_has_no_pool_until_a_driver_arrives(clusters):
     assert len(warm(base)) == 4
 
 
-def wait_pooled(base, n, within=20.0):
+def wait_pooled(base, n, within=WAIT_S):
     deadline = time.monotonic() + within
     while len(pooled_pids(base)) < n and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -122,9 +122,7 @@ public final class StackDumps {
         String state = status.getOrDefault("State", "?");
         if (state.startsWith("Z") || state.startsWith("X")) return "exited (" + state + ")";
         if (!ownUid.equals(status.getOrDefault("Uid", "").split("\\s+")[0])) return "runs as another user";
-        if (state.startsWith("T") || state.startsWith("t")) {
-            return "stopped (" + state + "): it runs no signal handler until it gets SIGCONT";
-        }
+        if (isStopped(state)) return stopped(state);
         if (!catches(status.getOrDefault("SigCgt", "0"))) {
             return "registered no stack dump handler (not a beam Python process, or one that has not connected yet)";
         }
@@ -168,10 +166,21 @@ public final class StackDumps {
         }
         for (long pid : lastSize.keySet()) {
             String state = statusFields(Path.of("/proc", String.valueOf(pid), "status")).get("State");
+            // stopped after it was checked (Ctrl-Z, a debugger, or a SIGSTOP the kernel had not
+            // yet applied when it was checked): the same reason as one found stopped beforehand
             errors.put(pid, state == null ? "exited before it dumped"
+                    : isStopped(state) ? stopped(state)
                     : "did not dump within " + waitMs + " ms (State " + state + ")");
         }
         return stacks;
+    }
+
+    private static boolean isStopped(String state) {
+        return state.startsWith("T") || state.startsWith("t");
+    }
+
+    private static String stopped(String state) {
+        return "stopped (" + state + "): it runs no signal handler until it gets SIGCONT";
     }
 
     /** One kill(1) for every pid: a JVM cannot send a chosen signal itself. */

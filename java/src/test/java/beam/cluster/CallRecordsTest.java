@@ -142,9 +142,12 @@ class CallRecordsTest {
         cluster.onActorReady(actor);
         String stuck = call(actor, "nap", "init_device");
         call(actor, "nap", null); // queued behind it: not running, so never long
-        long now = System.currentTimeMillis();
-        assertThat(cluster.snapshot().longCalls(now)).isEmpty();
-        assertThat(cluster.snapshot().longCalls(now + 60)).singleElement()
+        // ages counted from the call's own start, not from a wall clock read after it (a loaded
+        // machine may take the whole 50 ms between the call and such a read)
+        long started = cluster.snapshot().calls().stream().filter(c -> stuck.startsWith(c.taskId()))
+                .findFirst().orElseThrow().startMillis();
+        assertThat(cluster.snapshot().longCalls(started + 49)).isEmpty();
+        assertThat(cluster.snapshot().longCalls(started + 50)).singleElement()
                 .satisfies(c -> assertThat(c.taskId()).isEqualTo(stuck.substring(0, 48)));
     }
 }

@@ -84,7 +84,7 @@ class ConnectionTest {
             for (int i = 0; i < 256; i++) stuck.daemonSide().send(frame("a", i, 64 * 1024)); // 16 MiB, far over the socket buffer
             healthy.daemonSide().send(frame("b", 0, 10));
         });
-        sender.join(5_000);
+        sender.join(30_000); // a blocked sender would never return; a loaded machine may be slow
         assertThat(sender.isAlive()).as("sends to a peer that does not read return at once").isFalse();
         assertThat(healthy.next().header().get("sender").asText()).isEqualTo("b");
         assertThat(stuck.daemonSide().isOpen()).isTrue();
@@ -204,7 +204,7 @@ class ConnectionTest {
         CountDownLatch closed = new CountDownLatch(1);
         p.daemonSide().onClose(closed::countDown);
         for (int i = 0; i < 64 && p.daemonSide().isOpen(); i++) p.daemonSide().send(frame("a", i, 64 * 1024));
-        assertThat(closed.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(closed.await(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.daemonSide().isOpen()).isFalse();
         p.daemonSide().send(frame("a", 999, 10)); // dropped, no error
     }
@@ -219,7 +219,7 @@ class ConnectionTest {
         assertThat(p.next()).isNull();
         CountDownLatch closed = new CountDownLatch(1);
         p.daemonSide().onClose(closed::countDown);
-        assertThat(closed.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(closed.await(30, TimeUnit.SECONDS)).isTrue();
     }
 
     @Test
@@ -239,7 +239,7 @@ class ConnectionTest {
             });
             Thread.sleep(5);
             p.daemonSide().close();
-            assertThat(done.await(5, TimeUnit.SECONDS)).as("reader woken by close").isTrue();
+            assertThat(done.await(30, TimeUnit.SECONDS)).as("reader woken by close").isTrue();
             assertThat(outcome.get()).isInstanceOfAny(IOException.class, beam.codec.FrameException.class);
             assertThat(p.peer().read(java.nio.ByteBuffer.allocate(1))).as("the peer sees EOF").isEqualTo(-1);
             p.peer().close();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameLimits;
+import beam.util.Await;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -70,8 +71,7 @@ class ListenerTest {
                 // a platform connection that closes gives its place to the next one
                 Connection first = accepted.poll(10, TimeUnit.SECONDS);
                 clients.get(0).close();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (listener.directSlotsFree() == 0 && System.nanoTime() < deadline) Thread.sleep(10);
+                Await.until(() -> listener.directSlotsFree() > 0, "the closed connection gave back its direct slot");
                 assertThat(first.isOpen()).isFalse();
                 assertThat(listener.directSlotsFree()).isEqualTo(1);
                 SocketChannel again = SocketChannel.open(listener.localAddress());

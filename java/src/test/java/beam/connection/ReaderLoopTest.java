@@ -6,6 +6,7 @@ import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameException;
 import beam.codec.FrameLimits;
+import beam.util.Await;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -111,8 +112,7 @@ class ReaderLoopTest {
     }
 
     private static void awaitFrames(Heard heard, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (heard.frames.size() < n && System.nanoTime() < deadline) Thread.sleep(5);
+        Await.until(() -> heard.frames.size() >= n, n + " frames heard");
         assertThat(heard.frames).hasSize(n);
     }
 

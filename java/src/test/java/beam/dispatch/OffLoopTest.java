@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.Frame;
 import beam.protocol.Frames;
+import beam.util.Await;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -76,8 +77,7 @@ class OffLoopTest {
         assertThat(r.ended.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(r.ran).containsExactly("doctor", "call0", "call1", "call2", "call3", "call4");
         assertThat(r.drainer).isNotEqualTo(Thread.currentThread());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!r.events.contains("drained") && System.nanoTime() < deadline) Thread.sleep(5);
+        Await.until(() -> r.events.contains("drained"), "the off-loop queue reported drained");
         assertThat(r.events).containsExactly("full", "end", "drained");
         assertThat(off.offer(op("call"))).isFalse(); // drained: back on the reader's thread
     }

