@@ -1,6 +1,5 @@
 package beam.auth;
 
-import beam.config.Environment;
 import beam.util.Ids;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -64,17 +63,5 @@ public final class TokenAuth {
         Files.deleteIfExists(file);
         Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.writeString(file, token + "\n", StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
-    }
-
-    /**
-     * The token a joining node uses, in Ray's order: {@code RAY_AUTH_TOKEN}, then the file
-     * named by {@code --auth-token-path} or {@code RAY_AUTH_TOKEN_PATH}; null if none.
-     */
-    public static String fromEnvironment(Environment env, String pathFlag) throws IOException {
-        String direct = env.given(Environment.AUTH_TOKEN);
-        if (direct != null) return direct.trim();
-        String path = pathFlag != null ? pathFlag : env.get(Environment.AUTH_TOKEN_PATH);
-        if (path != null && !path.isBlank()) return Files.readString(Path.of(path)).trim();
-        return null;
     }
 }

@@ -8,7 +8,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code ray} command: {@code start}, {@code stop}, {@code status}, {@code list}, {@code get}, {@code summary},
- * {@code logs}, {@code doctor}, {@code stack}, {@code health-check}. */
+ * {@code logs}, {@code doctor}, {@code stack}, {@code health-check}, {@code get-auth-token}. */
 @Command(name = "ray", addMethodSubcommands = false, mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "beam: the slice of Ray that vLLM uses, small and fast.")
 public final class Main implements Runnable {
@@ -49,6 +49,7 @@ public final class Main implements Runnable {
         cli.addSubcommand("logs", LogsCommand.commandLine(env));
         cli.addSubcommand(new StackCommand(env));
         cli.addSubcommand(new HealthCheckCommand(env));
+        cli.addSubcommand(new GetAuthTokenCommand(env));
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         return cli;
     }

@@ -2,6 +2,7 @@ package beam.cli;
 
 import beam.auth.TlsConfig;
 import beam.auth.TokenAuth;
+import beam.auth.TokenSource;
 import beam.codec.FrameCodec;
 import beam.codec.FrameLimits;
 import beam.config.Environment;
@@ -68,6 +69,8 @@ public final class StartCommand implements Callable<Integer> {
     List<String> ignored = new ArrayList<>();
 
     private final Environment env;
+    /** Where this node's cluster token came from (auth.TokenSource), null if it has none. */
+    private String tokenSource;
     private CommandSpec spec;
 
     private StartCommand(Environment env) {
@@ -225,36 +228,25 @@ public final class StartCommand implements Callable<Integer> {
         SessionDir.removeStale(temp);
         DaemonConfig config;
         try {
-            String token = env.authDisabled() ? null : TokenAuth.fromEnvironment(env, authTokenPath);
+            TokenSource.Found given = TokenSource.disabled(env) ? null : TokenSource.find(env, authTokenPath);
+            tokenSource = given == null ? null : given.source();
             // a head makes its own token unless it is given one (Kubernetes: the same Secret
             // on the head and every worker pod, docs/DEPLOY.md)
-            if (head && token == null && !env.authDisabled()) token = TokenAuth.newToken();
-            if (env.authDisabled()) {
+            String token = given != null ? given.token() : head && !TokenSource.disabled(env) ? TokenAuth.newToken() : null;
+            if (TokenSource.disabled(env)) {
                 System.err.println("beam: WARNING: token authentication is disabled (" + Environment.AUTH_MODE + "=disabled)");
             }
             config = new DaemonConfig(port, numGpus, numCpus, resources, nodeIp, temp, ownerPid,
                     new FrameLimits(maxHeaderBytes, maxPayloadBytes), maxConnections, address, token,
                     new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa, env),
                     new HttpConfig(dashboardHost, dashboardPort, agentPort, metricsPort, includeDashboard),
-                    maxActorProcesses, env, longCallSeconds(env));
+                    maxActorProcesses, env, longCallSeconds != null ? longCallSeconds
+                    : java.util.Objects.requireNonNullElse(env.longCallSeconds(), DaemonConfig.DEFAULT_LONG_CALL_SECONDS));
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;
         }
         return runInForeground(config);
-    }
-
-    /** The flag, else the environment's {@link Environment#LONG_CALL_S}, else the default. */
-    private int longCallSeconds(Environment env) {
-        if (longCallSeconds != null) return longCallSeconds;
-        String fromEnv = env.get(Environment.LONG_CALL_S);
-        if (fromEnv == null || fromEnv.isBlank()) return DaemonConfig.DEFAULT_LONG_CALL_SECONDS;
-        try {
-            return Integer.parseInt(fromEnv.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(Environment.LONG_CALL_S + " must be a whole number of seconds >= 1, got '"
-                    + fromEnv + "'");
-        }
     }
 
     private int runInForeground(DaemonConfig config) throws Exception {
@@ -268,7 +260,10 @@ public final class StartCommand implements Callable<Integer> {
             String why = e instanceof BindException
                     ? "port " + config.port() + " is already in use (" + e.getMessage() + "); pick another with --port"
                     : e.getMessage();
-            System.err.println("beam: could not start: " + why);
+            // a join refused for its token names where this node's token came from
+            String source = !config.isHead() && why != null && why.contains("token") && tokenSource != null
+                    ? " (this node's token came from " + tokenSource + ")" : "";
+            System.err.println("beam: could not start: " + why + source);
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -277,7 +272,7 @@ public final class StartCommand implements Callable<Integer> {
         }, "shutdown-hook"));
         exitZeroOnTerm();
         StartBanner.nextSteps(daemon.nodeIp(), daemon.gcsAddress(), session.dir().toString(), !notifyReady, config.isHead(),
-                env.authDisabled());
+                TokenSource.disabled(env));
         StartBanner.http(config.http(), config.isHead());
         if (notifyReady) ReadyReport.ready(session.logsDir().resolve("beamd.out"));
         // what start-up left for later, made while the daemon waits for its first client

@@ -17,8 +17,10 @@ public record Environment(Map<String, String> vars) {
     public static final String AUTH_TOKEN = "RAY_AUTH_TOKEN";
     /** A file holding the cluster token, when {@code --auth-token-path} is not given. */
     public static final String AUTH_TOKEN_PATH = "RAY_AUTH_TOKEN_PATH";
-    /** {@code disabled} turns token authentication off (Ray's name and value). */
+    /** {@code disabled} turns token authentication off, {@code token} requires it (Ray's name and values). */
     public static final String AUTH_MODE = "RAY_AUTH_MODE";
+    /** The home folder, whose {@code .ray/auth_token} is Ray 2.59+'s token file (auth.TokenSource). */
+    public static final String HOME = "HOME";
     /** TLS of node links when the {@code --tls-*} flags are absent (Ray's names). */
     public static final String TLS_CERT = "RAY_TLS_SERVER_CERT";
     public static final String TLS_KEY = "RAY_TLS_SERVER_KEY";
@@ -79,8 +81,15 @@ public record Environment(Map<String, String> vars) {
         return v == null || v.isBlank() ? null : v;
     }
 
-    public boolean authDisabled() {
-        return "disabled".equalsIgnoreCase(vars.get(AUTH_MODE));
+    /** {@link #LONG_CALL_S} as a number of seconds, or null when unset; a value that is not a whole number is refused. */
+    public Integer longCallSeconds() {
+        String value = given(LONG_CALL_S);
+        if (value == null) return null;
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(LONG_CALL_S + " must be a whole number of seconds >= 1, got '" + value + "'");
+        }
     }
 
     public String python() {

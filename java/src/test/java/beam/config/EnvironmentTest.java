@@ -25,21 +25,6 @@ class EnvironmentTest {
     }
 
     @Test
-    void theTokenComesFromTheVariableThenTheFlagsFileThenTheVariablesFile(@TempDir Path dir) throws Exception {
-        Path flagFile = Files.writeString(dir.resolve("flag"), "from-flag\n");
-        Path envFile = Files.writeString(dir.resolve("env"), "from-env-file\n");
-        Environment both = Environment.of(Map.of(Environment.AUTH_TOKEN, " direct ",
-                Environment.AUTH_TOKEN_PATH, envFile.toString()));
-        assertThat(TokenAuth.fromEnvironment(both, flagFile.toString())).isEqualTo("direct");
-        Environment fileOnly = Environment.of(Map.of(Environment.AUTH_TOKEN, " ", Environment.AUTH_TOKEN_PATH, envFile.toString()));
-        assertThat(TokenAuth.fromEnvironment(fileOnly, flagFile.toString())).isEqualTo("from-flag");
-        assertThat(TokenAuth.fromEnvironment(fileOnly, null)).isEqualTo("from-env-file");
-        assertThat(TokenAuth.fromEnvironment(Environment.of(Map.of()), null)).isNull();
-        assertThat(Environment.of(Map.of(Environment.AUTH_MODE, "DISABLED")).authDisabled()).isTrue();
-        assertThat(Environment.of(Map.of()).authDisabled()).isFalse();
-    }
-
-    @Test
     void tlsFlagsWinOverRaysVariablesAndAPartialSetIsRefusedByName() {
         Environment env = Environment.of(Map.of(Environment.TLS_CERT, "/env/cert", Environment.TLS_KEY, "/env/key",
                 Environment.TLS_CA, "/env/ca"));
