@@ -55,3 +55,18 @@ def test_log_to_driver_false_keeps_actor_output_away(cluster):
     assert "SEEN-IN-FILES True" in done.stdout, f"actor never printed: {done.stdout}"
     assert "MARK" not in done.stdout.replace("SEEN-IN-FILES", "") + done.stderr, \
         f"output reached the driver despite log_to_driver=False: {done.stdout!r} {done.stderr!r}"
+
+
+def test_ray_disable_worker_log_prefix_forwards_bare_lines(cluster):
+    """RAY_DISABLE_WORKER_LOG_PREFIX=1, as Ray's: the actor's lines reach the driver as printed."""
+    driver = spawn_driver(cluster, CHATTY.format(log_to_driver=True, tail="time.sleep(120)"),
+                          RAY_DISABLE_WORKER_LOG_PREFIX="1")
+    try:
+        read_line_with(driver, "ACTOR ")
+        read_line_with(driver, "OUT-MARK-2", timeout=30)
+        read_line_with(driver, "ERR-MARK-3", timeout=30, stream="stderr")
+        lines = lines_read(driver)
+        assert "OUT-MARK-1\n" in lines and "OUT-MARK-2\n" in lines, lines
+        assert not any("pid=" in x for x in lines), f"a prefix is left: {lines}"
+    finally:
+        finish(driver)

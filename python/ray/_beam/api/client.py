@@ -39,6 +39,8 @@ class Client:
                  handlers: Optional[dict] = None):
         self.role = role
         self.log_to_driver = log_to_driver
+        # Ray's RAY_DISABLE_WORKER_LOG_PREFIX ("1" or "true"): actors' lines reach the driver bare
+        self.no_log_prefix = os.environ.get("RAY_DISABLE_WORKER_LOG_PREFIX", "").lower() in ("1", "true")
         self.job_runtime_env = dict(runtime_env or {})
         self.private_dir = private_dir
         self.conn = Connection(address, on_close=self._on_close)
@@ -100,7 +102,7 @@ class Client:
         if not self.log_to_driver:
             return
         stream = sys.stderr if header.get("stream") == "stderr" else sys.stdout
-        prefix = f"({header.get('class_name', 'Actor')} pid={header.get('pid', '?')}) "
+        prefix = "" if self.no_log_prefix else f"({header.get('class_name', 'Actor')} pid={header.get('pid', '?')}) "
         text = payload.decode("utf-8", errors="replace")
         try:
             stream.write("".join(prefix + line + "\n" for line in text.splitlines()))
