@@ -80,6 +80,30 @@ def test_doctor_passes_on_a_healthy_cluster_and_catches_a_wrong_node_ip(hosts):
     assert {n["node_ip"] for n in report["nodes"]} == {"127.0.0.1", "127.0.0.2", "10.254.254.254"}
 
 
+def test_a_locked_memory_limit_fails_doctor_only_on_a_host_with_rdma_devices(hosts):
+    """The owner's decision: NCCL pins memory only over RDMA, so `ulimit -l` matters (exit 1)
+    where /sys/class/infiniband has devices, and is a warning (exit 0) elsewhere."""
+    rdma_root = os.path.join(hosts[2], "rdma-host")
+    os.makedirs(os.path.join(rdma_root, "sys", "class", "infiniband", "mlx5_0"))
+    locked = {"BEAM_LIMITS_PATH": limits_file(hosts[2], locked_memory="65536"), "BEAM_SHM_PATH": hosts[2]}
+    address, token = start_head(hosts[0], **locked)
+    head_rdma = json.loads(ray_cli(["doctor", "--json", "--temp-dir", hosts[0]]).stdout)["nodes"][0]["host_limits"]
+    if head_rdma["rdma_devices"]:
+        pytest.skip("this machine has RDMA devices of its own")
+    alone = ray_cli(["doctor", "--temp-dir", hosts[0]])
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    assert "Warnings\n  - node 127.0.0.1: the locked-memory limit (ulimit -l) is 64 KiB, not unlimited" in alone.stdout
+    assert "(only a warning: this host has no RDMA device in /sys/class/infiniband)" in alone.stdout
+    assert "No problems found." in alone.stdout
+    join(hosts[1], address, token, "127.0.0.2", BEAM_DEVICE_ROOT=rdma_root, **locked)
+    both = ray_cli(["doctor", "--temp-dir", hosts[0]])
+    assert both.returncode == 1, both.stdout + both.stderr
+    problems = both.stdout.split("Problems\n", 1)[1]
+    assert "node 127.0.0.2: the locked-memory limit (ulimit -l) is 64 KiB, not unlimited" in problems
+    assert "(this host has 1 RDMA device(s) in /sys/class/infiniband)" in problems
+    assert "node 127.0.0.1" not in problems, problems
+
+
 def test_doctor_names_small_shm_low_limits_and_nccl_settings_that_differ_with_the_fix(hosts):
     # Head: a low open-files limit, NCCL_SOCKET_IFNAME=lo. Joined node: a small /dev/shm (devpts,
     # a real filesystem of 0 bytes, stands in for Docker's 64 MiB default), another

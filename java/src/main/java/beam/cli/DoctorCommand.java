@@ -85,6 +85,10 @@ public final class DoctorCommand implements Callable<Integer> {
                     .append('\n');
         }
         sb.append('\n');
+        if (!r.path("warnings").isEmpty()) {
+            sb.append("Warnings\n");
+            for (JsonNode w : r.path("warnings")) sb.append("  - ").append(w.asText()).append('\n');
+        }
         if (r.path("problems").isEmpty()) {
             sb.append("No problems found.\n");
         } else {

@@ -28,7 +28,7 @@ public final class HostLimits {
     private HostLimits() {
     }
 
-    /** {@code host_limits} of a node's facts: {@code shm_bytes}, {@code open_files}, {@code locked_memory}, {@code env}. */
+    /** {@code host_limits} of a node's facts: {@code shm_bytes}, {@code open_files}, {@code locked_memory}, {@code rdma_devices}, {@code env}. */
     public static ObjectNode read(Environment env) {
         ObjectNode o = F.objectNode();
         Path shm = env.shmPath();
@@ -46,6 +46,7 @@ public final class HostLimits {
         } catch (IOException | IllegalArgumentException e) {
             o.put("limits_error", "cannot read " + limits + ": " + e.getMessage());
         }
+        o.put("rdma_devices", rdmaDevices(env.deviceRoot()));
         TreeMap<String, String> vars = new TreeMap<>();
         env.vars().forEach((k, v) -> {
             if (k.startsWith("NCCL_") || VARIABLES.contains(k)) vars.put(k, v);
@@ -56,6 +57,19 @@ public final class HostLimits {
                 ? e.getValue() : e.getValue().substring(0, MAX_VALUE) + "..."));
         if (vars.size() > MAX_VARIABLES) o.put("env_left_out", vars.size() - MAX_VARIABLES);
         return o;
+    }
+
+    /**
+     * How many RDMA devices (InfiniBand, RoCE) the host has: the entries of
+     * /sys/class/infiniband under {@code root} ("/" but in tests). NCCL pins memory only over
+     * RDMA, so a locked-memory limit matters only where there are some; 0 if the folder is absent.
+     */
+    static int rdmaDevices(Path root) {
+        try (var entries = Files.list(root.resolve("sys/class/infiniband"))) {
+            return (int) Math.min(entries.count(), 1024);
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     /**

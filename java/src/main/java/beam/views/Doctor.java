@@ -43,6 +43,7 @@ public final class Doctor {
         List<NodeSnapshot> nodes = cluster.liveNodeSnapshots();
         ObjectNode report = F.objectNode();
         ArrayNode problems = report.putArray("problems");
+        ArrayNode warnings = report.putArray("warnings");
         ArrayNode nodeReports = report.putArray("nodes");
         List<HostChecks.Reported> hosts = new ArrayList<>();
         for (NodeSnapshot n : nodes) {
@@ -79,7 +80,9 @@ public final class Doctor {
                         + " and did not check the devices exist");
             }
         }
-        HostChecks.problems(hosts).forEach(problems::add);
+        HostChecks.Findings host = HostChecks.check(hosts);
+        host.problems().forEach(problems::add);
+        host.warnings().forEach(warnings::add);
         long now = System.currentTimeMillis();
         ClusterSnapshot snapshot = cluster.snapshot();
         for (CallSnapshot c : LongCalls.suspects(snapshot, now)) problems.add("long call: " + LongCalls.describe(c, now));

@@ -25,15 +25,20 @@ public final class HostChecks {
     record Reported(String ip, JsonNode limits) {
     }
 
-    static List<String> problems(List<Reported> nodes) {
-        List<String> problems = new ArrayList<>();
-        List<Reported> reporting = nodes.stream().filter(n -> !n.limits().isEmpty()).toList();
-        for (Reported n : reporting) perNode(n, problems);
-        differing(reporting, problems);
-        return problems;
+    /** What `ray doctor` fails for ({@code problems}: exit 1) and what it only mentions ({@code warnings}). */
+    record Findings(List<String> problems, List<String> warnings) {
     }
 
-    private static void perNode(Reported n, List<String> problems) {
+    static Findings check(List<Reported> nodes) {
+        Findings found = new Findings(new ArrayList<>(), new ArrayList<>());
+        List<Reported> reporting = nodes.stream().filter(n -> !n.limits().isEmpty()).toList();
+        for (Reported n : reporting) perNode(n, found);
+        differing(reporting, found.problems());
+        return found;
+    }
+
+    private static void perNode(Reported n, Findings found) {
+        List<String> problems = found.problems();
         JsonNode l = n.limits();
         String node = "node " + n.ip() + ": ";
         if (l.has("shm_error")) problems.add(node + l.path("shm_error").asText());
@@ -52,9 +57,13 @@ public final class HostChecks {
         }
         long locked = l.path("locked_memory").asLong(UNLIMITED);
         if (locked != UNLIMITED) {
-            problems.add(node + "the locked-memory limit (ulimit -l) is " + bytes(locked) + ", not unlimited: NCCL over "
+            // the owner's decision: it fails the check only where NCCL can use RDMA
+            int rdma = l.path("rdma_devices").asInt(0);
+            String finding = node + "the locked-memory limit (ulimit -l) is " + bytes(locked) + ", not unlimited: NCCL over "
                     + "RDMA (InfiniBand, RoCE) pins its buffers and fails or falls back to TCP; run `ulimit -l unlimited` "
-                    + "in the shell that runs `ray start`, or pass Docker --ulimit memlock=-1");
+                    + "in the shell that runs `ray start`, or pass Docker --ulimit memlock=-1";
+            if (rdma > 0) problems.add(finding + " (this host has " + rdma + " RDMA device(s) in /sys/class/infiniband)");
+            else found.warnings().add(finding + " (only a warning: this host has no RDMA device in /sys/class/infiniband)");
         }
         String vllmIp = l.path("env").path("VLLM_HOST_IP").asText("");
         if (!vllmIp.isBlank() && !vllmIp.equals(n.ip())) {

@@ -58,4 +58,15 @@ class HostLimitsTest {
         assertThat(o.path("limits_error").asText()).startsWith("cannot read ");
         assertThat(o.has("open_files")).isFalse();
     }
+
+    @Test
+    void rdmaDevicesAreTheEntriesOfSysClassInfinibandUnderTheDeviceRoot(@TempDir Path root) throws Exception {
+        assertThat(HostLimits.rdmaDevices(root)).as("no such folder: no RDMA").isZero();
+        Path ib = Files.createDirectories(root.resolve("sys/class/infiniband"));
+        assertThat(HostLimits.rdmaDevices(root)).isZero();
+        Files.createDirectory(ib.resolve("mlx5_0"));
+        Files.createDirectory(ib.resolve("mlx5_1"));
+        assertThat(HostLimits.read(Environment.of(Map.of(Environment.DEVICE_ROOT, root.toString())))
+                .path("rdma_devices").asInt()).isEqualTo(2);
+    }
 }
