@@ -159,7 +159,7 @@ class Host:
         pids.update(_beam_pids_naming(self.temp_dir))
         return sorted(pids)
 
-    def kill_all(self, within=10.0):
+    def kill_all(self, within=30.0):
         """SIGKILL everything on this host (as if it lost power); waits until it is gone.
         Returns the pids killed."""
         killed = []
@@ -181,7 +181,7 @@ class Host:
         # daemons (orphans; a slow init can take a second or two), so that a `ray start`
         # afterwards does not see a "running" daemon.
         killed = sorted(set(killed))
-        reap_deadline = time.monotonic() + 10.0
+        reap_deadline = time.monotonic() + 30.0
         while any(os.path.exists(f"/proc/{p}") for p in killed) and \
                 time.monotonic() < reap_deadline:
             time.sleep(0.05)
@@ -197,6 +197,12 @@ class Host:
         if not self.ns:
             raise RuntimeError("cannot restore a loopback host's link")
         _ip("netns", "exec", self.ns, IP, "link", "set", self.veth, "up")
+        # up is asked; the carrier (LOWER_UP) follows when the kernel gets to it
+        deadline = time.monotonic() + 30
+        while "LOWER_UP" not in _ip("netns", "exec", self.ns, IP, "-o", "link", "show", self.veth).stdout:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self}: {self.veth} has no carrier 30 s after `ip link set up`")
+            time.sleep(0.05)
 
 
 def _term_as_interrupt():
@@ -294,7 +300,7 @@ class NetnsHosts(_Hosts):
         errors = []
         for host in self.hosts:
             try:
-                host.kill_all(within=10.0)
+                host.kill_all()
             except Exception as e:  # keep tearing down the rest
                 errors.append(str(e))
         for host in self.hosts:
@@ -332,7 +338,7 @@ class LoopbackHosts(_Hosts):
         errors = []
         for host in self.hosts:
             try:
-                host.kill_all(within=10.0)
+                host.kill_all()
             except Exception as e:
                 errors.append(str(e))
         if errors:

@@ -70,7 +70,7 @@ def tasks(base):
     return {t["task_id"]: t for t in json.loads(done.stdout)}
 
 
-def wait_for(check, within=20):
+def wait_for(check, within=60):
     deadline = time.monotonic() + within
     while True:
         got = check()

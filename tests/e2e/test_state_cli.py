@@ -14,7 +14,7 @@ from conftest import finish, ray_cli, read_line_with, run_driver, spawn_driver, 
 SETUP = """
     import json, time
     import ray
-    from ray.util.placement_group import placement_group
+    from ray.util.placement_group import placement_group, placement_group_table
     ray.init()
 
     @ray.remote(num_cpus=0)
@@ -36,7 +36,9 @@ SETUP = """
     placed = placement_group([{"CPU": 1}], name="placed")
     ray.get(placed.ready(), timeout=30)
     never = placement_group([{"CPU": 64}], name="never")
-    time.sleep(0.5)
+    deadline = time.monotonic() + 60  # the group is sent one way: listed once the daemon has it
+    while never.id.hex() not in placement_group_table() and time.monotonic() < deadline:
+        time.sleep(0.05)
     print("IDS", json.dumps({"alive": [p._actor_id.hex() for p in pingers[:2]], "dead": pingers[2]._actor_id.hex(),
                              "solo": solo._actor_id.hex(), "placed": placed.id.hex()}, separators=(",", ":")), flush=True)
     time.sleep(600)  # the test ends it

@@ -415,10 +415,17 @@ def test_a_timed_wait_ends_at_its_deadline_whether_or_not_it_polled(monkeypatch)
     c.close()
 
 
-def _wait_readable(c):
-    """Until the daemon's frame is in ``c``'s socket, unread (select() does not read it)."""
-    import select
-    assert select.select([c._sock], [], [], WAIT_S)[0], "the daemon's push never reached the socket"
+def _wait_in_socket(c, header):
+    """Until the daemon's frame ``header`` lies whole in ``c``'s socket, unread (peeked): the
+    fake daemon dribbles small frames 5 bytes at a time."""
+    size = len(framing.encode_frame(header, b""))
+
+    def peeked():
+        try:
+            return len(c._sock.recv(size, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+        except BlockingIOError:
+            return 0
+    wait_until(lambda: peeked() >= size, WAIT_S, f"the daemon's {header} whole in the socket", interval=0.01)
 
 
 def test_a_wait_with_no_time_left_still_takes_what_has_arrived():
@@ -430,7 +437,7 @@ def test_a_wait_with_no_time_left_still_takes_what_has_arrived():
     got = threading.Event()
     c.on("pushed", lambda h, p: got.set())
     c.send("poke")
-    _wait_readable(c)  # the push lies in the socket
+    _wait_in_socket(c, {"op": "pushed"})  # the push lies in the socket
     assert not got.is_set()
     assert c.wait_for(got.is_set, 0) is True
     assert c.wait_for(lambda: False, 0) is False  # nothing more: it gives up at once
@@ -444,7 +451,7 @@ def test_a_closed_connection_is_never_polled_and_huge_timeouts_are_fine():
     d = FakeDaemon(lambda h, p, send: send({"op": "pushed"}) if h["op"] == "poke" else None)
     c = Connection(d.path)
     c.send("poke")
-    _wait_readable(c)  # the push lies in the socket
+    _wait_in_socket(c, {"op": "pushed"})  # the push lies in the socket
     assert c._frames.fill(True, 1e10) is True  # poll(1e13 ms) would raise OverflowError
     fd = c._sock.fileno()
     c.close()

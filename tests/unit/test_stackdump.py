@@ -24,7 +24,10 @@ def test_dump_file_is_private_and_each_dump_starts_at_the_truncated_start(tmp_pa
         path = os.path.join(sys.argv[1], "stacks", str(os.getpid()))
         def dumped_here():
             os.kill(os.getpid(), stackdump.STACK_SIGNAL)
-            time.sleep(0.1)
+            deadline, last = time.monotonic() + 30, -1  # written once its size holds still
+            while time.monotonic() < deadline and not (0 < os.path.getsize(path) == last):
+                last = os.path.getsize(path)
+                time.sleep(0.02)
             with open(path, "rb") as f:
                 return f.read()
         first = dumped_here()
