@@ -155,7 +155,10 @@ def test_follow_prints_new_lines_as_they_come_and_ends_on_ctrl_c(two_hosts, talk
     driver, actor = talker
     follow = subprocess.Popen([RAY_BIN, "logs", "actor", "--id", actor["id"], "--follow", "--tail", "1",
                                "--temp-dir", two_hosts[1]], env=beam_env(two_hosts[1]),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              # as a terminal's Ctrl-C finds it: a suite started in the background
+                              # (`./dev test &`, CI without job control) passes SIGINT down ignored
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         read_line_with(follow, "line 49", timeout=30)
         for i in range(3):
