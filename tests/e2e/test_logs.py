@@ -151,14 +151,17 @@ def test_cluster_lists_a_nodes_files_and_prints_the_one_a_glob_matches(two_hosts
     assert none.returncode == 0 and none.stdout == "Node IP: 127.0.0.1\n{}\n"
 
 
+WITH_SIGINT = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+
+
 def test_follow_prints_new_lines_as_they_come_and_ends_on_ctrl_c(two_hosts, talker):
     driver, actor = talker
-    follow = subprocess.Popen([RAY_BIN, "logs", "actor", "--id", actor["id"], "--follow", "--tail", "1",
-                               "--temp-dir", two_hosts[1]], env=beam_env(two_hosts[1]),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              # as a terminal's Ctrl-C finds it: a suite started in the background
-                              # (`./dev test &`, CI without job control) passes SIGINT down ignored
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # SIGINT as a terminal's Ctrl-C finds it: a suite started in the background (`./dev test &`,
+    # CI without job control) passes it down ignored, so it is reset before exec (no preexec_fn:
+    # this process has threads)
+    follow = subprocess.Popen([VENV_PYTHON, "-c", WITH_SIGINT, RAY_BIN, "logs", "actor", "--id", actor["id"],
+                               "--follow", "--tail", "1", "--temp-dir", two_hosts[1]], env=beam_env(two_hosts[1]),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         read_line_with(follow, "line 49", timeout=30)
         for i in range(3):
