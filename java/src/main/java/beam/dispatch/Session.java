@@ -216,9 +216,9 @@ public final class Session implements FramedClient {
         switch (request) {
             case Request.Hello h -> out.send(Frames.error(h.rid(), ErrorKind.INVALID_REQUEST, "hello was already received"));
             case Request.CreateActor c -> {
-                cluster.createActor(this, c.actorId(), c.className(), c.name(), c.namespace(),
-                        OptionsParser.parse(c.rid(), c.options()), frame.payload());
-                out.send(new Frame(Frames.ok(c.rid())));
+                ActorRecord actor = cluster.createActor(this, c.actorId(), c.className(), c.name(), c.namespace(),
+                        OptionsParser.parse(c.rid(), c.options()), frame.payload(), c.getIfExists());
+                out.send(ActorHandle.reply(c.rid(), actor)); // the existing actor's, when get_if_exists found one
             }
             case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), c.method(), c.label(), new WireFrame(frame));
             case Request.Lend l -> cluster.lendHandle(l.actorId());

@@ -17,8 +17,9 @@ public sealed interface Request {
                  List<String> sysPath, boolean logToDriver, String namespace) implements Request {
     }
 
-    record CreateActor(long rid, String actorId, String className, String name, String namespace, ObjectNode options)
-            implements Request {
+    /** @param getIfExists Ray's get_if_exists: answer with the live actor holding {@code name} instead of refusing */
+    record CreateActor(long rid, String actorId, String className, String name, String namespace, ObjectNode options,
+                       boolean getIfExists) implements Request {
     }
 
     /** @param label the call's short first argument as the caller copied it (null when none) */
@@ -160,7 +161,7 @@ public sealed interface Request {
                     f.optLong("pid", 0), f.optText("python"), f.optText("cwd"), f.textList("sys_path"),
                     f.optBool("log_to_driver", true), f.optText("namespace"));
             case "create_actor" -> new CreateActor(f.rid(), f.hex("actor_id", 32), f.text("class_name"),
-                    f.optText("name"), f.optText("namespace"), f.object("options"));
+                    f.optText("name"), f.optText("namespace"), f.object("options"), f.optBool("get_if_exists", false));
             case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"), f.label("label"));
             case "kill" -> new Kill(f.rid(), f.hex("actor_id", 32));
             case "lend" -> new Lend(f.hex("actor_id", 32));
