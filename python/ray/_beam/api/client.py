@@ -143,6 +143,13 @@ class Client:
                 self.conn.request("shutdown", {}, timeout=10)
             except Exception as e:  # the daemon may already be gone; nothing to stop then
                 logger.debug("beam: shutdown request failed: %s", e)
+        elif self.role == "driver" and not self.conn.closed:
+            # as Ray's driver marks its job finished: the head ends what this driver owned
+            # (its non-detached actors, their names) before ray.shutdown() returns
+            try:
+                self.conn.request("disconnect", {}, timeout=10)
+            except Exception as e:  # the daemon may already be gone; nothing is left to end
+                logger.debug("beam: disconnect request failed: %s", e)
         self.conn.close("ray.shutdown() was called")
         if self.private_dir is not None:
             _remove_private_dir(self.private_dir)

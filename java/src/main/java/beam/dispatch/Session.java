@@ -251,6 +251,10 @@ public final class Session implements FramedClient {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
             }
+            case Request.Disconnect d -> {
+                onClosed(); // what a dropped connection does, but before the driver goes on
+                out.send(new Frame(Frames.ok(d.rid())));
+            }
             case Request.Shutdown s -> {
                 out.send(new Frame(Frames.ok(s.rid())));
                 daemon.requestShutdown();

@@ -90,6 +90,10 @@ public sealed interface Request {
     record Shutdown(long rid) implements Request {
     }
 
+    /** A driver leaving on purpose (ray.shutdown): fate-shared before the reply, so its names are free once it returns. */
+    record Disconnect(long rid) implements Request {
+    }
+
     /** `ray doctor`: reachability, interfaces, versions and GPUs of every node. */
     record Doctor(long rid) implements Request {
     }
@@ -180,6 +184,7 @@ public sealed interface Request {
                     f.optBool("detail", false), f.optText("id"));
             case "state_summary" -> new StateSummary(f.rid(), f.text("table"), h.get("filters"));
             case "shutdown" -> new Shutdown(f.rid());
+            case "disconnect" -> new Disconnect(f.rid());
             case "daemon_stats" -> new DaemonStats(f.rid());
             case "doctor" -> new Doctor(f.rid());
             case "logs" -> new Logs(f.rid(), h.hasNonNull("actor_id") ? f.hex("actor_id", 32) : null, f.optLong("pid", 0),
