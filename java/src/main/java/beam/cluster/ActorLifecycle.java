@@ -347,7 +347,7 @@ final class ActorLifecycle {
     void onNodeLost(Node node, String reason) {
         for (ActorRecord a : index.on(node)) {
             a.processGone = true;
-            if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.ip + " (" + reason + ")"));
+            if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.id, node.ip, reason));
             a.held = null;
             retire(a);
         }
@@ -356,7 +356,7 @@ final class ActorLifecycle {
     /** Kills the actors owned by clients gone (unless detached) and drops what the gone ones waited for. */
     void onClientsGone(Set<Client> gone) {
         for (ActorRecord a : index.ownedBy(gone)) {
-            if (!a.options.detached()) kill(a, new DeathCause.OwnerExited(a.owner.describe()));
+            if (!a.options.detached()) kill(a, DeathCause.ownerExited(a.owner));
         }
         for (ActorRecord a : holders.clientsGone(gone)) endUnheld(a);
     }

@@ -310,8 +310,13 @@ public final class Session implements FramedClient {
     }
 
     @Override
+    public boolean isDriver() {
+        return actorId == null; // set by a worker's hello only, kept after the connection ends
+    }
+
+    @Override
     public String describe() {
-        return ("worker".equals(role) ? "worker of actor " + actorId : "driver") + " pid " + pid;
+        return (actorId != null ? "worker of actor " + actorId : "driver") + " pid " + pid; // role is "" once gone
     }
 
     @Override
