@@ -129,6 +129,8 @@ def create(cls, opts: Dict[str, Any], args: tuple, kwargs: dict) -> "ActorHandle
     if name == "":
         raise ValueError("Actor name cannot be an empty string.")
     _check_constructor_args(cls, args, kwargs)
+    if opts.get("lifetime") is None:  # ray.init(job_config=JobConfig(default_actor_lifetime=...))
+        opts = {**opts, "lifetime": getattr(c, "default_actor_lifetime", None)}
     wire = options.wire_options(opts, cls, c.job_runtime_env)
     if top_level_refs(args, kwargs):  # creation args are resolved before sending, blocking
         args = tuple(_value(c, a) for a in args)

@@ -238,7 +238,9 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
                 "to 'ray.init()'.")
         if runtime_env is not None and not isinstance(runtime_env, dict):
             raise TypeError(f"runtime_env must be a dict or RuntimeEnv, got {type(runtime_env)}")
+        from ray import job_config as jc
         from ray._beam.launch import discovery  # only drivers need it (it finds and starts daemons)
+        namespace, runtime_env, lifetime = jc.for_init(ignored.get("job_config"), namespace, runtime_env)
 
         target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources),
                                    ignored.get("_temp_dir"))
@@ -250,6 +252,7 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
             if target.private_dir is not None:
                 _stop_private(target)
             raise
+        c.default_actor_lifetime = lifetime  # options.wire_options: actors without lifetime=
         _client = c
         return _context(c)
 
