@@ -1,5 +1,6 @@
 """``ray.init(job_config=JobConfig(default_actor_lifetime=...))`` as Ray: a driver's actors
-created without ``lifetime=`` outlive it when the job config says "detached"."""
+created without ``lifetime=`` outlive it when the job config says "detached"; and
+``ray.get_runtime_context()`` connects a driver that is not connected yet, as Ray 2.60."""
 
 import subprocess
 import sys
@@ -54,3 +55,15 @@ def test_ray_job_config_is_reached_from_ray_alone():
     done = subprocess.run([sys.executable, "-c", "import ray; print(ray.job_config.JobConfig.__name__)"],
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "JobConfig", done.stderr
+
+
+def test_get_runtime_context_starts_ray_as_ray_does(tmp_path):
+    # a driver alone: get_runtime_context() itself connects (a private cluster), as Ray 2.60
+    done = run_driver(tmp_path, """
+        import ray
+        ctx = ray.get_runtime_context()
+        print("INIT", ray.is_initialized(), ctx.get_job_id(), flush=True)
+        ray.shutdown()
+    """, TMPDIR=str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "INIT True " in done.stdout, done.stdout
