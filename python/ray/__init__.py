@@ -58,6 +58,7 @@ _LAZY = {
     "nodes": ("ray._beam.api.state", "nodes"),
     "actor": ("ray.actor", None),
     "runtime_env": ("ray.runtime_env", None),
+    "job_config": ("ray.job_config", None),
     "types": ("ray.types", None),
     "util": ("ray.util", None),
     "_private": ("ray._private", None),

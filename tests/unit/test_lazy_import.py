@@ -15,10 +15,11 @@ from ray._version import RAY as RAY_VERSION
 
 PYTHON_DIR = os.path.join(ROOT, "python")
 
-# dir(ray) without dunders when ray/__init__.py imported everything eagerly (commit e55d6d8)
+# dir(ray) without dunders when ray/__init__.py imported everything eagerly (commit e55d6d8),
+# and ray.job_config since (issue 40: Ray's `ray.job_config.JobConfig` without an import of it)
 EAGER_DIR = ["ObjectRef", "_beam", "_private", "_version", "actor", "available_resources", "cluster_resources",
              "exceptions", "get", "get_actor", "get_gpu_ids", "get_runtime_context", "init",
-             "is_initialized", "kill", "method", "nodes", "put", "remote", "runtime_env", "shutdown",
+             "is_initialized", "job_config", "kill", "method", "nodes", "put", "remote", "runtime_env", "shutdown",
              "types", "util", "wait"]
 
 # what each public name is: (module, attribute; None for the module itself)
@@ -33,6 +34,7 @@ IMPLEMENTED_BY = {
     "available_resources": ("ray._beam.api.state", "available_resources"),
     "cluster_resources": ("ray._beam.api.state", "cluster_resources"), "nodes": ("ray._beam.api.state", "nodes"),
     "actor": ("ray.actor", None), "runtime_env": ("ray.runtime_env", None), "types": ("ray.types", None),
+    "job_config": ("ray.job_config", None),
     "util": ("ray.util", None), "_private": ("ray._private", None),
 }
 

@@ -56,7 +56,7 @@ def remote(*args, **kwargs):
 def _make(obj, opts: Dict[str, Any]):
     if inspect.isclass(obj):
         options.check(opts)
-        return ActorClass(obj, opts)
+        return ActorClass(obj, options.check_merged(opts))
     raise TypeError(
         f"beam supports actors only: @ray.remote was applied to {obj!r}, which is not a "
         "class. Remote functions (tasks) are not implemented; vLLM uses only actors. Wrap "
@@ -95,7 +95,7 @@ class ActorClass:
 
     def options(self, **opts) -> "_BoundActorClass":
         options.check(opts)
-        return _BoundActorClass(self, {**self._default_options, **opts})
+        return _BoundActorClass(self, options.check_merged({**self._default_options, **opts}))
 
     def remote(self, *args, **kwargs) -> "ActorHandle":
         return create(self.__ray_class__, self._default_options, args, kwargs)
@@ -111,7 +111,7 @@ class _BoundActorClass:
 
     def options(self, **opts) -> "_BoundActorClass":
         options.check(opts)
-        return _BoundActorClass(self._actor_class, {**self._options, **opts})
+        return _BoundActorClass(self._actor_class, options.check_merged({**self._options, **opts}))
 
     def remote(self, *args, **kwargs) -> "ActorHandle":
         return create(self._actor_class.__ray_class__, self._options, args, kwargs)
@@ -123,25 +123,30 @@ class _BoundActorClass:
 def create(cls, opts: Dict[str, Any], args: tuple, kwargs: dict) -> "ActorHandle":
     """Send create_actor (a short request: the daemon answers once it has validated it)."""
     c = client.ensure()
-    name = opts.get("name") or None
+    name = opts.get("name")
     if name is not None and not isinstance(name, str):
-        raise TypeError(f"name must be None or a string, got type {type(name)}.")
-    if name and opts.get("get_if_exists"):
-        try:
-            return get_actor(name, opts.get("namespace"))
-        except ValueError:
-            pass
+        raise TypeError(f"name must be None or a string, got: '{type(name)}'.")
+    if name == "":
+        raise ValueError("Actor name cannot be an empty string.")
     _check_constructor_args(cls, args, kwargs)
+    if opts.get("lifetime") is None:  # ray.init(job_config=JobConfig(default_actor_lifetime=...))
+        opts = {**opts, "lifetime": getattr(c, "default_actor_lifetime", None)}
     wire = options.wire_options(opts, cls, c.job_runtime_env)
     if top_level_refs(args, kwargs):  # creation args are resolved before sending, blocking
         args = tuple(_value(c, a) for a in args)
         kwargs = {k: _value(c, v) for k, v in kwargs.items()}
     payload = pickling.dumps((cls, args, kwargs))
     actor_id = ids.new_actor_id(c.job_id)
-    c.request("create_actor", {"actor_id": actor_id, "class_name": cls.__name__,
-                               "name": name, "namespace": opts.get("namespace"), "options": wire}, payload)
-    handle = ActorHandle(actor_id, cls.__name__, wire["methods"], wire["is_async"],
-                         wire["max_concurrency"])
+    # get_if_exists is decided by the head under its lock (atomic across threads and drivers):
+    # its reply names the live actor holding the name, which is this one only if it was free.
+    reply = c.request("create_actor", {"actor_id": actor_id, "class_name": cls.__name__,
+                                       "name": name, "namespace": opts.get("namespace"), "options": wire,
+                                       "get_if_exists": bool(opts.get("get_if_exists"))}, payload)
+    if reply.get("actor_id", actor_id) != actor_id:
+        handle = _handle_from_reply(reply)
+    else:
+        handle = ActorHandle(actor_id, cls.__name__, wire["methods"], wire["is_async"],
+                             wire["max_concurrency"])
     handle._ray_method_num_returns = options.method_num_returns(cls)
     return handle
 
@@ -260,7 +265,11 @@ def kill(actor, *, no_restart: bool = True) -> None:
 def get_actor(name: str, namespace: Optional[str] = None) -> ActorHandle:
     if not name or not isinstance(name, str):
         raise ValueError("Please supply a non-empty value to get_actor")
-    reply = client.ensure().request("get_actor", {"name": name, "namespace": namespace})
+    return _handle_from_reply(client.ensure().request("get_actor", {"name": name, "namespace": namespace}))
+
+
+def _handle_from_reply(reply: dict) -> ActorHandle:
+    """A handle to an existing actor, from the head's description of it (get_actor, get-or-create)."""
     return ActorHandle(reply["actor_id"], reply.get("class_name", "Actor"),
                        reply.get("methods") or (), bool(reply.get("is_async")),
                        int(reply.get("max_concurrency") or 1))

@@ -145,6 +145,13 @@ class Client:
                 self.conn.request("shutdown", {}, timeout=10)
             except Exception as e:  # the daemon may already be gone; nothing to stop then
                 logger.debug("beam: shutdown request failed: %s", e)
+        elif self.role == "driver" and not self.conn.closed:
+            # as Ray's driver marks its job finished: the head ends what this driver owned
+            # (its non-detached actors, their names) before ray.shutdown() returns
+            try:
+                self.conn.request("disconnect", {}, timeout=10)
+            except Exception as e:  # the daemon may already be gone; nothing is left to end
+                logger.debug("beam: disconnect request failed: %s", e)
         self.conn.close("ray.shutdown() was called")
         if self.private_dir is not None:
             _remove_private_dir(self.private_dir)
@@ -233,7 +240,9 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
                 "to 'ray.init()'.")
         if runtime_env is not None and not isinstance(runtime_env, dict):
             raise TypeError(f"runtime_env must be a dict or RuntimeEnv, got {type(runtime_env)}")
+        from ray import job_config as jc
         from ray._beam.launch import discovery  # only drivers need it (it finds and starts daemons)
+        namespace, runtime_env, lifetime = jc.for_init(ignored.get("job_config"), namespace, runtime_env)
 
         target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources),
                                    ignored.get("_temp_dir"))
@@ -245,6 +254,7 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
             if target.private_dir is not None:
                 _stop_private(target)
             raise
+        c.default_actor_lifetime = lifetime  # options.wire_options: actors without lifetime=
         _client = c
         return _context(c)
 

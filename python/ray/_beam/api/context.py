@@ -140,4 +140,6 @@ class RuntimeContext:
 
 
 def get_runtime_context() -> RuntimeContext:
+    """Connects (``ray.init()``) if this process is not connected yet, as Ray 2.60 does."""
+    client.ensure()
     return RuntimeContext()

@@ -69,6 +69,13 @@ def check(options: Dict[str, Any]) -> None:
                          f"'non_detached' and 'None'. Got {lifetime!r}.")
 
 
+def check_merged(options: Dict[str, Any]) -> Dict[str, Any]:
+    """The rules on a class's options together with ``.options()``'s, as Ray checks them."""
+    if options.get("get_if_exists") and not options.get("name"):
+        raise ValueError("The actor name must be specified to use `get_if_exists`.")
+    return options
+
+
 def class_methods(cls) -> list:
     """Public and dunder-call method names the daemon will accept for this class."""
     names = [name for name, member in inspect.getmembers(cls)

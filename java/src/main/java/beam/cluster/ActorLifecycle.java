@@ -2,7 +2,6 @@ package beam.cluster;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +29,7 @@ final class ActorLifecycle {
     private static final Logger LOG = Logger.getLogger(ActorLifecycle.class.getName());
 
     private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
-    private final Map<String, ActorRecord> named = new HashMap<>();
+    private final NamedActors named = new NamedActors();
     private final ActorIndex index;
     /** Dead actors whose process is gone, as their death message only (late calls get the real cause); bounded. */
     private final LinkedHashMap<String, String> tombstones = new LinkedHashMap<>(256, 0.75f, false) {
@@ -54,16 +53,13 @@ final class ActorLifecycle {
         this.callStats = callStats;
     }
 
-    void create(Client owner, String actorId, String className, String name, String namespace,
-                ActorOptions options, byte[] payload) throws RequestException {
+    /** Creates the actor, or with {@code getIfExists} returns the live one holding its name. */
+    ActorRecord create(Client owner, String actorId, String className, String name, String namespace,
+                       ActorOptions options, byte[] payload, boolean getIfExists) throws RequestException {
         if (actors.containsKey(actorId)) throw RequestException.value("actor id " + actorId + " is already in use");
         if (namespace == null) namespace = owner.namespace();
-        String key = namespace + "/" + name;
-        if (name != null && named.containsKey(key)) {
-            throw RequestException.value("The name " + name + " (namespace=" + namespace
-                    + ") is already taken. Please use a different name or get the existing actor using "
-                    + "ray.get_actor('" + name + "', namespace='" + namespace + "')");
-        }
+        ActorRecord existing = named.claim(name, namespace, getIfExists);
+        if (existing != null) return existing;
         PlacementGroup group = null;
         if (options.groupId() != null) {
             group = groups.require(options.groupId());
@@ -74,7 +70,7 @@ final class ActorLifecycle {
         actors.put(actorId, actor);
         index.add(actor);
         holders.created(actor, owner);
-        if (name != null) named.put(key, actor);
+        named.put(actor);
         if (!scheduler.submit(actor) && group == null) {
             String never = scheduler.neverFitsAnyNode(options.request());
             actor.waitingReason = never;
@@ -83,6 +79,7 @@ final class ActorLifecycle {
                         + ", which " + never + ". It stays pending until a node that can hold it joins.");
             }
         }
+        return actor;
     }
 
     /** Routes a call: what to tell whom once the lock is released, or null when it is queued. */
@@ -177,13 +174,7 @@ final class ActorLifecycle {
     }
 
     ActorRecord byName(String name, String namespace) throws RequestException {
-        ActorRecord actor = named.get(namespace + "/" + name);
-        if (actor == null) {
-            throw RequestException.value("Failed to look up actor with name '" + name + "'. This could because 1. You "
-                    + "are trying to look up a named actor you didn't create. 2. The named actor died. 3. You did not use "
-                    + "a namespace matching the namespace of the actor.");
-        }
-        return actor;
+        return named.byName(name, namespace);
     }
 
     /** Kills {@code actor} for {@code cause}: fails its calls now, frees resources once the process is gone. */
@@ -199,7 +190,7 @@ final class ActorLifecycle {
         actor.state = ActorRecord.State.DEAD;
         scheduler.forget(actor);
         actor.deathMessage = DeathCause.message(actor, cause);
-        if (actor.name != null) named.remove(actor.namespace + "/" + actor.name, actor);
+        named.remove(actor);
         history.died(actor.snapshot());
         calls.failAll(actor, callStats);
         LOG.info("actor " + actor.className + " " + actor.id + " died: " + DeathCause.describe(cause).lines().findFirst().orElse(""));
@@ -356,7 +347,7 @@ final class ActorLifecycle {
     void onNodeLost(Node node, String reason) {
         for (ActorRecord a : index.on(node)) {
             a.processGone = true;
-            if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.ip + " (" + reason + ")"));
+            if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.id, node.ip, reason));
             a.held = null;
             retire(a);
         }
@@ -365,7 +356,7 @@ final class ActorLifecycle {
     /** Kills the actors owned by clients gone (unless detached) and drops what the gone ones waited for. */
     void onClientsGone(Set<Client> gone) {
         for (ActorRecord a : index.ownedBy(gone)) {
-            if (!a.options.detached()) kill(a, new DeathCause.OwnerExited(a.owner.describe()));
+            if (!a.options.detached()) kill(a, DeathCause.ownerExited(a.owner));
         }
         for (ActorRecord a : holders.clientsGone(gone)) endUnheld(a);
     }

@@ -45,6 +45,11 @@ public interface Client {
     /** Whether actor stdout/stderr should be forwarded to this client. */
     boolean logToDriver();
 
+    /** A driver, not an actor's worker (an owner's death is worded by it, as Ray's). */
+    default boolean isDriver() {
+        return true;
+    }
+
     /** For logs: "driver pid 123" or "worker of actor ab12". */
     String describe();
 

@@ -110,10 +110,11 @@ public final class Cluster {
 
     // ---------------------------------------------------------------- actors
 
-    public synchronized void createActor(Client owner, String actorId, String className, String name,
-                                         String namespace, ActorOptions options, byte[] payload)
-            throws RequestException {
-        actors.create(owner, actorId, className, name, namespace, options, payload);
+    /** Creates an actor; with {@code getIfExists}, the live actor holding its name instead (atomic: one lock). */
+    public synchronized ActorRecord createActor(Client owner, String actorId, String className, String name,
+                                                String namespace, ActorOptions options, byte[] payload,
+                                                boolean getIfExists) throws RequestException {
+        return actors.create(owner, actorId, className, name, namespace, options, payload, getIfExists);
     }
 
     /**

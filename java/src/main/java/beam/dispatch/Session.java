@@ -216,9 +216,9 @@ public final class Session implements FramedClient {
         switch (request) {
             case Request.Hello h -> out.send(Frames.error(h.rid(), ErrorKind.INVALID_REQUEST, "hello was already received"));
             case Request.CreateActor c -> {
-                cluster.createActor(this, c.actorId(), c.className(), c.name(), c.namespace(),
-                        OptionsParser.parse(c.rid(), c.options()), frame.payload());
-                out.send(new Frame(Frames.ok(c.rid())));
+                ActorRecord actor = cluster.createActor(this, c.actorId(), c.className(), c.name(), c.namespace(),
+                        OptionsParser.parse(c.rid(), c.options()), frame.payload(), c.getIfExists());
+                out.send(ActorHandle.reply(c.rid(), actor)); // the existing actor's, when get_if_exists found one
             }
             case Request.Call c -> cluster.call(this, c.actorId(), c.oid(), c.method(), c.label(), new WireFrame(frame));
             case Request.Lend l -> cluster.lendHandle(l.actorId());
@@ -250,6 +250,10 @@ public final class Session implements FramedClient {
             case Request.DaemonStats s -> {
                 if (frame.header().path("gc").asBoolean(false)) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
+            }
+            case Request.Disconnect d -> {
+                onClosed(); // what a dropped connection does, but before the driver goes on
+                out.send(new Frame(Frames.ok(d.rid())));
             }
             case Request.Shutdown s -> {
                 out.send(new Frame(Frames.ok(s.rid())));
@@ -306,8 +310,13 @@ public final class Session implements FramedClient {
     }
 
     @Override
+    public boolean isDriver() {
+        return actorId == null; // set by a worker's hello only, kept after the connection ends
+    }
+
+    @Override
     public String describe() {
-        return ("worker".equals(role) ? "worker of actor " + actorId : "driver") + " pid " + pid;
+        return (actorId != null ? "worker of actor " + actorId : "driver") + " pid " + pid; // role is "" once gone
     }
 
     @Override

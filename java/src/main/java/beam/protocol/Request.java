@@ -17,8 +17,9 @@ public sealed interface Request {
                  List<String> sysPath, boolean logToDriver, String namespace) implements Request {
     }
 
-    record CreateActor(long rid, String actorId, String className, String name, String namespace, ObjectNode options)
-            implements Request {
+    /** @param getIfExists Ray's get_if_exists: answer with the live actor holding {@code name} instead of refusing */
+    record CreateActor(long rid, String actorId, String className, String name, String namespace, ObjectNode options,
+                       boolean getIfExists) implements Request {
     }
 
     /** @param label the call's short first argument as the caller copied it (null when none) */
@@ -87,6 +88,10 @@ public sealed interface Request {
     }
 
     record Shutdown(long rid) implements Request {
+    }
+
+    /** A driver leaving on purpose (ray.shutdown): fate-shared before the reply, so its names are free once it returns. */
+    record Disconnect(long rid) implements Request {
     }
 
     /** `ray doctor`: reachability, interfaces, versions and GPUs of every node. */
@@ -160,7 +165,7 @@ public sealed interface Request {
                     f.optLong("pid", 0), f.optText("python"), f.optText("cwd"), f.textList("sys_path"),
                     f.optBool("log_to_driver", true), f.optText("namespace"));
             case "create_actor" -> new CreateActor(f.rid(), f.hex("actor_id", 32), f.text("class_name"),
-                    f.optText("name"), f.optText("namespace"), f.object("options"));
+                    f.optText("name"), f.optText("namespace"), f.object("options"), f.optBool("get_if_exists", false));
             case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"), f.label("label"));
             case "kill" -> new Kill(f.rid(), f.hex("actor_id", 32));
             case "lend" -> new Lend(f.hex("actor_id", 32));
@@ -179,6 +184,7 @@ public sealed interface Request {
                     f.optBool("detail", false), f.optText("id"));
             case "state_summary" -> new StateSummary(f.rid(), f.text("table"), h.get("filters"));
             case "shutdown" -> new Shutdown(f.rid());
+            case "disconnect" -> new Disconnect(f.rid());
             case "daemon_stats" -> new DaemonStats(f.rid());
             case "doctor" -> new Doctor(f.rid());
             case "logs" -> new Logs(f.rid(), h.hasNonNull("actor_id") ? f.hex("actor_id", 32) : null, f.optLong("pid", 0),

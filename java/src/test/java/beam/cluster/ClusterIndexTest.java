@@ -43,7 +43,7 @@ class ClusterIndexTest {
     /** An actor on {@code node}, started, its worker connected; ALIVE unless {@code ready} is false. */
     private String actor(Client by, Node node, FakeNodes.RecordingClient worker, boolean ready) throws RequestException {
         String id = Ids.randomHex(16);
-        cluster.createActor(by, id, "A", null, null, on(node), new byte[0]);
+        cluster.createActor(by, id, "A", null, null, on(node), new byte[0], false);
         cluster.onActorProcessStarted(id, 1000 + link.started.size());
         cluster.onWorkerHello(id, worker);
         if (ready) cluster.onActorReady(id);

@@ -32,7 +32,7 @@ class ClusterPointQueriesTest {
         String id = Ids.randomHex(16);
         ActorOptions options = new ActorOptions(new Resources().set("CPU", Resources.UNIT), null, -1, Map.of(),
                 FrameCodec.json().createObjectNode(), 1, false, false, List.of());
-        cluster.createActor(owner, id, "Worker", null, "ns", options, new byte[0]);
+        cluster.createActor(owner, id, "Worker", null, "ns", options, new byte[0], false);
         cluster.onActorProcessStarted(id, pid);
         return id;
     }

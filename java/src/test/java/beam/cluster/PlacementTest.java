@@ -120,7 +120,7 @@ class PlacementTest {
     void anActorPinnedToAnUnknownNodeIpWarnsItsOwnerWithTheClusterIpsAndTheFix() throws Exception {
         ActorOptions pinned = new ActorOptions(new Resources().set("node:10.9.9.9", Resources.toUnits(0.001)), null, -1,
                 Map.of(), FrameCodec.json().createObjectNode(), 1, false, false, List.of());
-        cluster.createActor(driver, Ids.randomHex(16), "Pinned", null, null, pinned, new byte[0]);
+        cluster.createActor(driver, Ids.randomHex(16), "Pinned", null, null, pinned, new byte[0], false);
         String warning = driver.frames("warning").getLast().header().get("message").asText();
         assertThat(warning).startsWith("Actor Pinned (").contains("asks for node:10.9.9.9 but no node has IP 10.9.9.9")
                 .contains("10.0.0.1, 10.0.0.2, 10.0.0.3").contains("--node-ip-address 10.9.9.9");
@@ -138,9 +138,9 @@ class PlacementTest {
     void actorsInBundlesGetConcreteGpuIdsAndHalvesShare() throws Exception {
         String pg = group("PACK", gpus(2, 1));
         ActorOptions half = options(pg, 0, 0.5);
-        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, half, new byte[0]);
-        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, half, new byte[0]);
-        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 1, 1), new byte[0]);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, half, new byte[0], false);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, half, new byte[0], false);
+        cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 1, 1), new byte[0], false);
         assertThat(link.started).hasSize(3);
         assertThat(link.started.get(0).gpuIds()).isEqualTo(link.started.get(1).gpuIds());
         assertThat(link.started.get(2).gpuIds()).hasSize(1).doesNotContainAnyElementsOf(link.started.get(0).gpuIds());
@@ -149,9 +149,9 @@ class PlacementTest {
     @Test
     void actorThatCanNeverFitItsBundleIsRefused() throws Exception {
         String pg = group("PACK", gpus(2, 1));
-        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 0, 2), new byte[0]))
+        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 0, 2), new byte[0], false))
                 .isInstanceOf(RequestException.class).hasMessageContaining("can never fit");
-        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 5, 1), new byte[0]))
+        assertThatThrownBy(() -> cluster.createActor(driver, Ids.randomHex(16), "A", null, null, options(pg, 5, 1), new byte[0], false))
                 .hasMessageContaining("out of range");
     }
 
@@ -159,7 +159,7 @@ class PlacementTest {
     void removingAGroupKillsItsActorsAndFreesResources() throws Exception {
         String pg = group("STRICT_PACK", gpus(4, 1));
         String actorId = Ids.randomHex(16);
-        cluster.createActor(driver, actorId, "A", null, null, options(pg, 0, 1), new byte[0]);
+        cluster.createActor(driver, actorId, "A", null, null, options(pg, 0, 1), new byte[0], false);
         cluster.groups().remove(pg);
         assertThat(link.killed).extracting(ActorRecord::id).containsExactly(actorId);
         cluster.onActorExited(actorId, 137, List.of(), 0);
@@ -174,7 +174,7 @@ class PlacementTest {
     @Test
     void callsBeforeAliveAreQueuedAndFailedOnDeath() throws Exception {
         String actorId = Ids.randomHex(16);
-        cluster.createActor(driver, actorId, "A", null, null, options(null, -1, 1), new byte[0]);
+        cluster.createActor(driver, actorId, "A", null, null, options(null, -1, 1), new byte[0], false);
         for (int i = 0; i < 3; i++) {
             cluster.call(driver, actorId, Ids.randomHex(28), "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
         }
