@@ -1,7 +1,8 @@
 """``ray.util.scheduling_strategies``: plain data holders read by ``.options()``.
 
-beam honours PlacementGroupSchedulingStrategy; NodeAffinitySchedulingStrategy and the
-string strategies ("DEFAULT", "SPREAD") are accepted and have no effect.
+beam honours PlacementGroupSchedulingStrategy, NodeAffinitySchedulingStrategy (hard and
+soft, placed by the daemon) and the "SPREAD" string strategy; NodeLabelSchedulingStrategy is
+accepted and has no effect.
 """
 
 from __future__ import annotations

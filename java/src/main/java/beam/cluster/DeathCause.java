@@ -31,6 +31,10 @@ public sealed interface DeathCause {
     record NodeLost(String ip) implements DeathCause {
     }
 
+    /** It could never be placed: a hard node affinity to a node unknown, dead or too small. */
+    record Unschedulable() implements DeathCause {
+    }
+
     /** No handle to it was left anywhere, so the head ended it (Ray's wording for that end). */
     record OutOfScope() implements DeathCause {
     }
@@ -57,6 +61,7 @@ public sealed interface DeathCause {
             case DaemonStopping d -> "the beam daemon on its node is shutting down (`ray stop`).";
             case NodeLost n -> "its node " + n.ip() + " was lost.";
             case OutOfScope o -> "all references to the actor were removed.";
+            case Unschedulable u -> "it is not schedulable: " + NodeAffinity.UNSCHEDULABLE;
         };
     }
 
