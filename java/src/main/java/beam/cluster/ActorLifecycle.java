@@ -212,6 +212,7 @@ final class ActorLifecycle {
         }
         if (actor.bundle != null) {
             actor.bundle.available.add(actor.held);
+            actor.bundle.actors--;
             actor.bundle.devices.release(actor.devicesHeld);
         } else if (actor.node != null) {
             actor.node.available.add(actor.held);

@@ -80,6 +80,7 @@ final class ActorScheduler {
                 Map<String, Map<String, Long>> devices = b.devices.allocate(request);
                 if (devices == null) continue;
                 b.available.subtract(request);
+                b.actors++;
                 actor.bundle = b;
                 start(actor, b.node, devices);
                 return true;

@@ -251,6 +251,11 @@ public final class PlacementGroups {
         }
     }
 
+    /** Ray's bundle resources of the placed groups; the caller holds the cluster lock. */
+    BundleResources bundleResources() {
+        return BundleResources.of(groups.values());
+    }
+
     /** Every group that is not removed; the caller holds the cluster lock. */
     List<GroupSnapshot> live() {
         return GroupTable.snapshot(groups.values(), false);
