@@ -1,6 +1,6 @@
 """Placement across two real daemons as Ray states it: NodeAffinitySchedulingStrategy hard and
 soft (Ray's ActorUnschedulableError for a node unknown, too small or lost), the "SPREAD"
-strategy, get_assigned_resources() and an INFEASIBLE group. Two loopback hosts (127.0.0.1
+strategy, get_assigned_resources(), an INFEASIBLE group and a placed group's bundle resources. Two loopback hosts (127.0.0.1
 head, 127.0.0.2 joined), drivers as subprocesses; the node loss is a SIGKILL of the joined
 daemon. Ray 2.60 gave the same answers to the same programs (tests/e2e/ray_sbs is not used:
 these need two nodes)."""
@@ -53,6 +53,19 @@ PLACEMENT = PREAMBLE + """
     table = placement_group_table(pg)
     print("INFEASIBLE", table["state"], table["stats"]["scheduling_state"], flush=True)
     print("INFEASIBLE_ALL", placement_group_table()[pg.id.hex()]["stats"]["scheduling_state"], flush=True)
+    from ray.util.placement_group import remove_placement_group
+    from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+    placed = placement_group([{"CPU": 0.5}, {"CPU": 0.5}], strategy="STRICT_SPREAD")
+    ray.get(placed.ready(), timeout=60)
+    pgid = placed.id.hex()
+    def bundle_view(resources):
+        return sorted((k.replace(pgid, "PG"), v) for k, v in resources.items() if pgid in k)
+    print("BUNDLES_TOTAL", bundle_view(ray.cluster_resources()), flush=True)
+    inside = Where.options(num_cpus=0.5, scheduling_strategy=PlacementGroupSchedulingStrategy(placed, 1)).remote()
+    print("IN_BUNDLE", repr(ray.get(inside.where.remote(), timeout=60)[2]), flush=True)
+    print("BUNDLES_AVAILABLE", bundle_view(ray.available_resources()), flush=True)
+    remove_placement_group(placed)
+    print("BUNDLES_REMOVED", bundle_view(ray.cluster_resources()), flush=True)
 """
 
 
@@ -96,6 +109,14 @@ def test_node_affinity_spread_and_infeasible_as_ray(two_hosts):
     assert lines(out, "SPREAD") == ["['127.0.0.1', '127.0.0.2']"], out
     assert lines(out, "INFEASIBLE") == ["PENDING INFEASIBLE"], out
     assert lines(out, "INFEASIBLE_ALL") == ["INFEASIBLE"], out
+    assert eval(lines(out, "BUNDLES_TOTAL")[0]) == [
+        ("CPU_group_0_PG", 0.5), ("CPU_group_1_PG", 0.5), ("CPU_group_PG", 1.0),
+        ("bundle_group_0_PG", 1000.0), ("bundle_group_1_PG", 1000.0), ("bundle_group_PG", 2000.0)], out
+    assert eval(lines(out, "IN_BUNDLE")[0]) == {"CPU": 0.5}, out  # Ray gives the plain name inside a group
+    assert eval(lines(out, "BUNDLES_AVAILABLE")[0]) == [
+        ("CPU_group_0_PG", 0.5), ("CPU_group_PG", 0.5), ("bundle_group_0_PG", 1000.0),
+        ("bundle_group_1_PG", 999.999), ("bundle_group_PG", 1999.999)], out
+    assert lines(out, "BUNDLES_REMOVED") == ["[]"], out
 
 
 PINNED_WAITING = PREAMBLE + """
