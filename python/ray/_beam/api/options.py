@@ -13,6 +13,7 @@ import warnings
 from typing import Any, Dict, Optional
 
 from ray._beam.api.pgs import OBJECT_STORE_MEMORY_DEPRECATED, PlacementGroup, PlacementGroupSchedulingStrategy
+from ray._beam.api.strategies import NodeAffinitySchedulingStrategy
 
 logger = logging.getLogger("ray")
 
@@ -152,8 +153,6 @@ def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
 def node_affinity(strategy) -> Optional[dict]:
     """NodeAffinitySchedulingStrategy as the daemon takes it; a node id that is not hex is
     refused here with Ray's words."""
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
     if not isinstance(strategy, NodeAffinitySchedulingStrategy):
         return None
     node_id = strategy.node_id
