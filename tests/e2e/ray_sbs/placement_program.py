@@ -20,9 +20,13 @@ class Probe:
         return ray.get_runtime_context().get_assigned_resources()
 
 
+kept = []  # every actor lives to the end: an actor whose handle is dropped ends and frees what it held
+
+
 def show(tag, options):
     try:
-        print(tag, sorted(ray.get(Probe.options(**options).remote().assigned.remote(), timeout=60).items()), flush=True)
+        kept.append(Probe.options(**options).remote())
+        print(tag, sorted(ray.get(kept[-1].assigned.remote(), timeout=60).items()), flush=True)
     except Exception as e:
         print(tag, type(e).__name__, str(e), flush=True)
 
@@ -52,7 +56,7 @@ def settled(read, done):
 
 print("BUNDLES_TOTAL", settled(ray.cluster_resources, bool), flush=True)
 show("IN_BUNDLE_0", {"num_cpus": 0.5, "num_gpus": 1, "scheduling_strategy": InGroup(pg, 0)})
-print("BUNDLES_AVAILABLE", settled(ray.available_resources, lambda v: ("bundle_group_PG", 2000.0) not in v), flush=True)
+print("BUNDLES_AVAILABLE", settled(ray.available_resources, lambda v: ("bundle_group_0_PG", 999.999) in v), flush=True)
 never = placement_group([{"CPU": 64}])
 print("INFEASIBLE", placement_group_table(never)["state"], placement_group_table(never)["stats"]["scheduling_state"],
       flush=True)
