@@ -10,9 +10,10 @@ from __future__ import annotations
 import inspect
 import logging
 import warnings
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from ray._beam.api.pgs import OBJECT_STORE_MEMORY_DEPRECATED, PlacementGroup, PlacementGroupSchedulingStrategy
+from ray._beam.api.strategies import NodeAffinitySchedulingStrategy
 
 logger = logging.getLogger("ray")
 
@@ -151,4 +152,22 @@ def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
         "is_async": is_async,
         "lifetime": "detached" if options.get("lifetime") == "detached" else None,
         "methods": class_methods(cls),
+        "node_affinity": node_affinity(strategy),
+        "spread": strategy == "SPREAD",
     }
+
+
+def node_affinity(strategy) -> Optional[dict]:
+    """NodeAffinitySchedulingStrategy as the daemon takes it; a node id that is not hex is
+    refused here with Ray's words."""
+    if not isinstance(strategy, NodeAffinitySchedulingStrategy):
+        return None
+    node_id = strategy.node_id
+    try:
+        if not isinstance(node_id, str) or len(bytes.fromhex(node_id)) != 28:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"Invalid node_id '{node_id}'. Node ID must be a valid hex string. To get a list of all "
+                         "nodes and their IDs in your cluster, use ray.nodes(). See https://docs.ray.io/en/latest/"
+                         "ray-core/miscellaneous.html#node-information for more details.") from None
+    return {"node_id": node_id.lower(), "soft": bool(strategy.soft)}

@@ -186,14 +186,10 @@ def table(pg: Optional[PlacementGroup] = None) -> dict:
     return {row[0]: entry_of_row(row, reply["nodes"]) for row in reply["rows"]}
 
 
-_SCHEDULING_STATE = {"PENDING": "NO_RESOURCES", "RESCHEDULING": "NO_RESOURCES", "CREATED": "FINISHED",
-                     "REMOVED": "REMOVED"}
-
-
 def entry_of_row(row: list, nodes: list) -> dict:
     """Ray's table entry for one compact row of the daemon's pg_table (docs/PROTOCOL.md):
     the same dict placement_group_table(pg) returns for that group."""
-    pg_id, name, strategy, state, bundles, bundle_nodes, latency, attempts, waiting = row
+    pg_id, name, strategy, state, bundles, bundle_nodes, latency, attempts, waiting, scheduling_state = row
     entry = {
         "placement_group_id": pg_id,
         "name": name,
@@ -203,7 +199,7 @@ def entry_of_row(row: list, nodes: list) -> dict:
         "state": state,
         "stats": {"end_to_end_creation_latency_ms": latency, "scheduling_latency_ms": latency,
                   "scheduling_attempt": attempts, "highest_retry_delay_ms": 0.0,
-                  "scheduling_state": _SCHEDULING_STATE[state]},
+                  "scheduling_state": scheduling_state},
     }
     if waiting is not None:
         entry["beam_waiting_reason"] = waiting

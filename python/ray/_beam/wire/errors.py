@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from ray.exceptions import ActorDiedError, RaySystemError
+from ray.exceptions import ActorDiedError, ActorUnschedulableError, RaySystemError
 
 ERRORS: Dict[str, type] = {
     "ValueError": ValueError,  # the request was wrong; the message says what and how to fix it
@@ -20,6 +20,7 @@ ERRORS: Dict[str, type] = {
     "RuntimeError": RuntimeError,  # a bug in the daemon (the message says "internal error")
     "RaySystemError": RaySystemError,  # a frame the daemon could not take (over a limit)
     "ActorDiedError": ActorDiedError,  # the actor a call went to is dead
+    "ActorUnschedulableError": ActorUnschedulableError,  # it could never be placed (hard node affinity)
 }
 DEFAULT_ERROR = RuntimeError
 

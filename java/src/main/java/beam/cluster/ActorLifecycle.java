@@ -31,10 +31,10 @@ final class ActorLifecycle {
     private final LinkedHashMap<String, ActorRecord> actors = new LinkedHashMap<>();
     private final NamedActors named = new NamedActors();
     private final ActorIndex index;
-    /** Dead actors whose process is gone, as their death message only (late calls get the real cause); bounded. */
-    private final LinkedHashMap<String, String> tombstones = new LinkedHashMap<>(256, 0.75f, false) {
+    /** Dead actors whose process is gone, as how they ended only (late calls get the real cause); bounded. */
+    private final LinkedHashMap<String, Tombstone> tombstones = new LinkedHashMap<>(256, 0.75f, false) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Tombstone> eldest) {
             return size() > Cluster.MAX_TOMBSTONES;
         }
     };
@@ -71,7 +71,9 @@ final class ActorLifecycle {
         index.add(actor);
         holders.created(actor, owner);
         named.put(actor);
-        if (!scheduler.submit(actor) && group == null) {
+        if (!scheduler.submit(actor) && scheduler.pinnedToNoUsableNode(actor)) {
+            failUnschedulable(actor);
+        } else if (actor.state == ActorRecord.State.PENDING && group == null) {
             String never = scheduler.neverFitsAnyNode(options.request());
             actor.waitingReason = never;
             if (never != null) {
@@ -88,18 +90,15 @@ final class ActorLifecycle {
         ActorRecord actor = actors.get(actorId);
         if (actor == null || actor.state == ActorRecord.State.DEAD) callStats.failed();
         if (actor == null && tombstones.containsKey(actorId)) {
-            String message = tombstones.get(actorId);
-            return () -> caller.actorDied(oid, message);
+            Tombstone dead = tombstones.get(actorId);
+            return () -> dead.failCall(caller, oid);
         }
         if (actor == null) {
             return () -> caller.noSuchActor(oid, "No actor with id " + actorId
                     + " exists in this cluster (was the handle made in another cluster or session?)");
         }
         return switch (actor.state) {
-            case DEAD -> {
-                String message = actor.deathMessage;
-                yield () -> caller.actorDied(oid, message);
-            }
+            case DEAD -> () -> actor.failCall(caller, oid);
             case PENDING, STARTING -> {
                 index.called(actor, caller);
                 actor.queued.add(new ActorCall(oid, method, label, frame, caller, System.currentTimeMillis()));
@@ -204,6 +203,7 @@ final class ActorLifecycle {
         }
         if (actor.bundle != null) {
             actor.bundle.available.add(actor.held);
+            actor.bundle.actors--;
             actor.bundle.devices.release(actor.devicesHeld);
         } else if (actor.node != null) {
             actor.node.available.add(actor.held);
@@ -221,7 +221,7 @@ final class ActorLifecycle {
         actors.remove(actor.id);
         index.remove(actor);
         holders.remove(actor);
-        tombstones.put(actor.id, actor.deathMessage);
+        tombstones.put(actor.id, actor.tombstone());
     }
 
     ActorRecord onWorkerHello(String actorId, Client worker) throws RequestException {
@@ -343,8 +343,18 @@ final class ActorLifecycle {
         if (actor != null && actor.owner.logToDriver()) actor.owner.actorLog(output);
     }
 
-    /** The actors of a lost node are dead, their process with it; nothing of theirs is held any more. */
+    /** Ray's end of an actor hard-pinned to a node unknown, dead or too small for it: its calls raise ActorUnschedulableError. */
+    private void failUnschedulable(ActorRecord actor) {
+        actor.unschedulable = true;
+        kill(actor, new DeathCause.Unschedulable());
+    }
+
+    /**
+     * The actors of a lost node are dead, their process with it; nothing of theirs is held any
+     * more. Pending actors hard-pinned to it can never be placed now.
+     */
     void onNodeLost(Node node, String reason) {
+        for (ActorRecord a : scheduler.pendingPinnedTo(node)) failUnschedulable(a);
         for (ActorRecord a : index.on(node)) {
             a.processGone = true;
             if (a.state != ActorRecord.State.DEAD) markDead(a, new DeathCause.NodeLost(node.id, node.ip, reason));

@@ -15,8 +15,16 @@ import java.util.Map;
  * @param maxConcurrency threads (or coroutines) running calls at once
  * @param isAsync        any method is {@code async def}
  * @param detached       lifetime="detached": survives its owner
+ * @param affinity       NodeAffinitySchedulingStrategy, or null
+ * @param spread         the "SPREAD" scheduling strategy: the live node holding fewest actors first
  */
 public record ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
                            ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
-                           List<String> methods) {
+                           List<String> methods, NodeAffinity affinity, boolean spread) {
+    /** Options with the default scheduling strategy. */
+    public ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
+                        ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
+                        List<String> methods) {
+        this(request, groupId, bundleIndex, envVars, runtimeEnv, maxConcurrency, isAsync, detached, methods, null, false);
+    }
 }

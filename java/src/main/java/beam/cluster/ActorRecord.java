@@ -40,6 +40,8 @@ public final class ActorRecord {
     /** The head ended it because no handle to it was left: a clean exit then reads as that. */
     boolean endedUnheld;
     String deathMessage;
+    /** It died because it could never be placed: its calls fail with Ray's ActorUnschedulableError. */
+    boolean unschedulable;
     /** While PENDING outside a group: why no node of the cluster as it is can ever hold it, or null if one could. */
     String waitingReason;
     /** Calls waiting for it to be ALIVE, in arrival order. */
@@ -113,6 +115,16 @@ public final class ActorRecord {
         return new ActorSnapshot(id, className, name, state, pid, nodeId(), nodeIp(), deviceIds, groupId(), bundleIndex(),
                 options.request(), state == State.DEAD ? deathMessage : null, owner.jobId(), namespace, options.detached(),
                 state == State.PENDING ? waitingReason : null, runningCall());
+    }
+
+    /** Fails a call of {@code caller} to this dead actor with the error of how it died. */
+    void failCall(Client caller, String oid) {
+        tombstone().failCall(caller, oid);
+    }
+
+    /** How it ended, kept once the record leaves the table. */
+    Tombstone tombstone() {
+        return new Tombstone(deathMessage, unschedulable);
     }
 
     /** The oldest call it runs now, or null when it runs none. */

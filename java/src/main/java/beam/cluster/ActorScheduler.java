@@ -22,6 +22,8 @@ final class ActorScheduler {
     private final LinkedHashSet<ActorRecord> pending = new LinkedHashSet<>();
     /** Nodes by their {@code node:<ip>} resources, in join order (what {@link #candidates} reads). */
     private final Map<String, List<Node>> nodesWith = new HashMap<>();
+    /** Every node that joined, by id (what a node affinity names). */
+    private final Map<String, Node> nodesById = new HashMap<>();
 
     ActorScheduler(Collection<Node> nodes, PlacementGroups groups, ActorIndex index) {
         this.nodes = nodes;
@@ -31,6 +33,7 @@ final class ActorScheduler {
 
     /** Indexes a joined node by its {@code node:<ip>} resources. */
     void nodeAdded(Node node) {
+        nodesById.put(node.id, node);
         for (String name : node.total.asMap().keySet()) {
             if (name.startsWith("node:")) nodesWith.computeIfAbsent(name, k -> new ArrayList<>()).add(node);
         }
@@ -77,21 +80,75 @@ final class ActorScheduler {
                 Map<String, Map<String, Long>> devices = b.devices.allocate(request);
                 if (devices == null) continue;
                 b.available.subtract(request);
+                b.actors++;
                 actor.bundle = b;
                 start(actor, b.node, devices);
                 return true;
             }
             return false;
         }
-        for (Node n : candidates(request)) {
-            if (!n.alive || !n.available.fits(request)) continue;
-            Map<String, Map<String, Long>> devices = n.devices.allocate(request);
-            if (devices == null) continue;
-            n.available.subtract(request);
-            start(actor, n, devices);
-            return true;
+        Node pinned = affinityTarget(actor);
+        if (pinned != null) return placeOn(actor, pinned);
+        if (actor.options.affinity() != null && !actor.options.affinity().soft()) return false;
+        Collection<Node> candidates = actor.options.spread() ? leastLoadedFirst(request) : candidates(request);
+        for (Node n : candidates) {
+            if (placeOn(actor, n)) return true;
         }
         return false;
+    }
+
+    private boolean placeOn(ActorRecord actor, Node n) {
+        Resources request = actor.options.request();
+        if (!n.alive || !n.available.fits(request)) return false;
+        Map<String, Map<String, Long>> devices = n.devices.allocate(request);
+        if (devices == null) return false;
+        n.available.subtract(request);
+        start(actor, n, devices);
+        return true;
+    }
+
+    /**
+     * The node a node affinity holds the actor to, as Ray: the named node while it is alive and
+     * could ever hold the actor (it waits there while the node is busy, hard or soft); null when
+     * there is none or no such node, where a soft affinity runs anywhere and a hard one fails.
+     */
+    private Node affinityTarget(ActorRecord actor) {
+        NodeAffinity affinity = actor.options.affinity();
+        if (affinity == null) return null;
+        Node n = nodesById.get(affinity.nodeId());
+        return n != null && n.alive && Placement.fitsTotal(n, actor.options.request()) ? n : null;
+    }
+
+    /** A pending actor with a hard node affinity that no live node satisfies: Ray fails it as unschedulable. */
+    boolean pinnedToNoUsableNode(ActorRecord actor) {
+        NodeAffinity affinity = actor.options.affinity();
+        return actor.state == ActorRecord.State.PENDING && affinity != null && !affinity.soft()
+                && affinityTarget(actor) == null;
+    }
+
+    /** The pending actors hard-pinned to {@code node} (which is being lost). */
+    List<ActorRecord> pendingPinnedTo(Node node) {
+        List<ActorRecord> out = new ArrayList<>();
+        for (ActorRecord a : pending) {
+            NodeAffinity affinity = a.options.affinity();
+            if (affinity != null && !affinity.soft() && affinity.nodeId().equals(node.id)) out.add(a);
+        }
+        return out;
+    }
+
+    /** The "SPREAD" strategy, as Ray's: the live nodes that hold the fewest live actors first, then in join order. */
+    private List<Node> leastLoadedFirst(Resources request) {
+        List<Node> live = new ArrayList<>();
+        Map<Node, Integer> load = new HashMap<>();
+        for (Node n : candidates(request)) {
+            if (!n.alive) continue;
+            live.add(n);
+            int count = 0;
+            for (ActorRecord a : index.on(n)) if (a.state != ActorRecord.State.DEAD) count++;
+            load.put(n, count);
+        }
+        live.sort(java.util.Comparator.comparingInt(load::get));
+        return live;
     }
 
     /**

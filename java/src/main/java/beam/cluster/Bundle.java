@@ -13,6 +13,8 @@ final class Bundle {
     Resources available;
     NodeDevices devices;
     Map<String, Map<String, Long>> devicesTakenFromNode;
+    /** Live actors placed in it (each holds 0.001 of Ray's bundle_group_ resources). */
+    int actors;
 
     Bundle(int index, Resources spec) {
         this.index = index;

@@ -38,13 +38,13 @@ final class CallLog {
             stats.failed();
             if (c.caller == null) continue; // the head's own __ray_terminate__
             ended(actor, c, now, ACTOR_DIED, false);
-            c.caller.actorDied(c.oid, actor.deathMessage);
+            actor.failCall(c.caller, c.oid);
         }
         actor.queued.clear();
         for (ActorCall c : actor.inFlight.values()) {
             stats.failed();
             ended(actor, c, now, ACTOR_DIED, true);
-            c.caller.actorDied(c.oid, actor.deathMessage);
+            actor.failCall(c.caller, c.oid);
         }
         actor.inFlight.clear();
     }

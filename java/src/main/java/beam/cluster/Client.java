@@ -21,6 +21,9 @@ public interface Client {
     /** A call this client made failed because its actor is dead ({@code deathMessage} says why). */
     void actorDied(String oid, String deathMessage);
 
+    /** A call this client made failed because its actor could never be placed (Ray's ActorUnschedulableError). */
+    void actorUnschedulable(String oid, String reason);
+
     /** A call this client made names no actor this cluster knows of. */
     void noSuchActor(String oid, String message);
 

@@ -333,6 +333,15 @@ public final class Cluster {
                 history.deathsByClass(), inFlight, calls, longCallMillis);
     }
 
+    /** The nodes as {@link #nodeSnapshots} and Ray's bundle resources of the placed groups, taken together. */
+    public synchronized ResourceView resourceView() {
+        return new ResourceView(nodeSnapshots(), groups.bundleResources());
+    }
+
+    /** The nodes and the bundle resources at one moment (the cluster_state view). */
+    public record ResourceView(List<NodeSnapshot> nodes, BundleResources bundles) {
+    }
+
     /** Every node that ever joined, in join order, dead ones included, as it is now. */
     public synchronized List<NodeSnapshot> nodeSnapshots() {
         List<NodeSnapshot> out = new ArrayList<>(nodes.size());

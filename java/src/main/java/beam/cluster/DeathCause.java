@@ -33,6 +33,10 @@ public sealed interface DeathCause {
     record NodeLost(String nodeId, String ip, String reason) implements DeathCause {
     }
 
+    /** It could never be placed: a hard node affinity to a node unknown, dead or too small. */
+    record Unschedulable() implements DeathCause {
+    }
+
     /** No handle to it was left anywhere, so the head ended it (Ray's wording for that end). */
     record OutOfScope() implements DeathCause {
     }
@@ -98,6 +102,7 @@ public sealed interface DeathCause {
             case NodeLost n -> "The actor died because its node has died. Node Id: " + n.nodeId()
                     + "\n\tthe actor's node was terminated unexpectedly: its node " + n.ip() + " was lost (" + n.reason() + ").";
             case OutOfScope o -> "The actor is dead because all references to the actor were removed.";
+            case Unschedulable u -> "The actor is dead because it is not schedulable: " + NodeAffinity.UNSCHEDULABLE;
         };
     }
 

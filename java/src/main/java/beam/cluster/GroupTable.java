@@ -32,6 +32,7 @@ final class GroupTable {
         }
         boolean pending = g.state == GroupState.PENDING;
         return new GroupSnapshot(g.id, g.name, g.strategy, g.state, bundles, nodes, pending ? 0.0 : g.creationLatencyMs,
-                g.attempts, pending ? g.waitingReason : null, pending ? (nowNanos - g.createdNanos) / 1e9 : 0.0);
+                g.attempts, pending ? g.waitingReason : null, pending ? (nowNanos - g.createdNanos) / 1e9 : 0.0,
+                pending && g.infeasible);
     }
 }

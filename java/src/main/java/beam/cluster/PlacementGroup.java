@@ -26,6 +26,8 @@ final class PlacementGroup {
     int attempts;
     long lastWarningNanos;
     String waitingReason = "";
+    /** Judged with {@link #waitingReason}: no node set of the cluster as it is could ever hold it. */
+    boolean infeasible;
 
     PlacementGroup(String id, String name, String strategy, List<Resources> specs, Client owner, boolean detached) {
         this.id = id;

@@ -214,6 +214,7 @@ public final class PlacementGroups {
         }
         g.creationLatencyMs = (System.nanoTime() - g.createdNanos) / 1e6;
         g.waitingReason = "";
+        g.infeasible = false;
         for (Client w : g.watchers) w.groupReady(g.id);
         index.watchersTold(g);
         cluster.reschedule();
@@ -228,6 +229,7 @@ public final class PlacementGroups {
         List<Resources> specs = g.bundles.stream().map(b -> b.spec).toList();
         List<Node> nodes = cluster.liveNodes();
         String never = Placement.neverFits(g.strategy, specs, nodes);
+        g.infeasible = never != null;
         g.waitingReason = never != null
                 ? "can never be placed on the cluster as it is: " + never + ". It waits until such a node joins."
                 : Placement.waitingReason(g.strategy, specs, nodes);
@@ -263,6 +265,11 @@ public final class PlacementGroups {
         synchronized (cluster) {
             return GroupTable.snapshot(groups.values(), true);
         }
+    }
+
+    /** Ray's bundle resources of the placed groups; the caller holds the cluster lock. */
+    BundleResources bundleResources() {
+        return BundleResources.of(groups.values());
     }
 
     /** Every group that is not removed; the caller holds the cluster lock. */

@@ -1,6 +1,7 @@
 package beam.dispatch;
 
 import beam.cluster.ActorRecord;
+import beam.cluster.Resources;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.protocol.Frames;
@@ -24,9 +25,22 @@ final class ActorInit {
         h.set("accelerator_ids", FrameCodec.json().valueToTree(actor.deviceIds()));
         h.put("pg_id", actor.groupId());
         h.put("bundle_index", actor.bundleIndex());
+        h.set("resources", assigned(actor));
         h.set("runtime_env", actor.options().runtimeEnv());
         h.put("max_concurrency", actor.options().maxConcurrency());
         h.put("is_async", actor.options().isAsync());
         return new Frame(h, actor.createPayload());
+    }
+
+    /**
+     * What {@code get_assigned_resources()} returns, as Ray: each resource the actor holds with
+     * its amount (inside a placement group too, under the resource's own name), none at zero.
+     */
+    private static ObjectNode assigned(ActorRecord actor) {
+        ObjectNode out = FrameCodec.json().createObjectNode();
+        for (var e : actor.options().request().asMap().entrySet()) {
+            if (e.getValue() > 0) out.put(e.getKey(), Resources.toAmount(e.getValue()));
+        }
+        return out;
     }
 }

@@ -39,6 +39,11 @@ public interface FramedClient extends Client {
     }
 
     @Override
+    default void actorUnschedulable(String oid, String reason) {
+        push(Frames.failedResult(oid, ErrorKind.ACTOR_UNSCHEDULABLE, reason));
+    }
+
+    @Override
     default void noSuchActor(String oid, String message) {
         push(Frames.failedResult(oid, ErrorKind.INVALID_REQUEST, message));
     }

@@ -1,6 +1,7 @@
 package beam.dispatch;
 
 import beam.cluster.ActorOptions;
+import beam.cluster.NodeAffinity;
 import beam.cluster.Resources;
 import beam.protocol.Request.BadRequest;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -57,10 +58,21 @@ final class OptionsParser {
             List<String> methods = new ArrayList<>();
             for (JsonNode m : o.path("methods")) methods.add(m.asText());
             return new ActorOptions(request, pg, bundle, env, runtimeEnv, maxConcurrency,
-                    o.path("is_async").asBoolean(false), "detached".equals(o.path("lifetime").asText(null)), methods);
+                    o.path("is_async").asBoolean(false), "detached".equals(o.path("lifetime").asText(null)), methods,
+                    affinity(o.get("node_affinity")), o.path("spread").asBoolean(false));
         } catch (IllegalArgumentException e) {
             throw new BadRequest(rid, "create_actor: " + e.getMessage());
         }
+    }
+
+    private static NodeAffinity affinity(JsonNode a) {
+        if (a == null || a.isNull()) return null;
+        String nodeId = a.path("node_id").asText("");
+        if (!Ids.isHex(nodeId, 56)) {
+            throw new IllegalArgumentException("node_affinity.node_id must be a node id of 56 hex characters, got '"
+                    + nodeId + "' (ray.nodes() lists the node ids)");
+        }
+        return new NodeAffinity(nodeId, a.path("soft").asBoolean(false));
     }
 
     private static long units(ObjectNode o, String name) {

@@ -17,7 +17,9 @@ public enum ErrorKind {
     /** A frame the daemon could not send or take (over a limit). */
     FRAME_REFUSED,
     /** The actor a call went to is dead. */
-    ACTOR_DIED;
+    ACTOR_DIED,
+    /** The actor a call went to could never be placed (a hard node affinity to a node gone or too small). */
+    ACTOR_UNSCHEDULABLE;
 
     /** The exception name the wire carries as {@code kind} (Ray's, or Python's builtin). */
     public String rayName() {
@@ -27,6 +29,7 @@ public enum ErrorKind {
             case INTERNAL -> "RuntimeError";
             case FRAME_REFUSED -> "RaySystemError";
             case ACTOR_DIED -> "ActorDiedError";
+            case ACTOR_UNSCHEDULABLE -> "ActorUnschedulableError";
         };
     }
 

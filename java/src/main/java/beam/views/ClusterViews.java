@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Read-only JSON views of the cluster in Ray's shapes (tests/golden/ray-2.58-shapes.json):
@@ -37,7 +38,19 @@ public final class ClusterViews {
 
     /** The {@code cluster_state} view, taken under the cluster lock in one piece. */
     public static ObjectNode state(Cluster cluster) {
-        return state(cluster.namespace(), cluster.nodeSnapshots());
+        Cluster.ResourceView view = cluster.resourceView();
+        ObjectNode s = state(cluster.namespace(), view.nodes());
+        addBundles((ObjectNode) s.get("total"), view.bundles().total(), false);
+        addBundles((ObjectNode) s.get("available"), view.bundles().available(), true);
+        return s;
+    }
+
+    /** Ray's bundle resources beside the nodes' own (available_resources() leaves out those at zero, as Ray's). */
+    private static void addBundles(ObjectNode into, Resources bundles, boolean dropZero) {
+        for (Map.Entry<String, Long> e : bundles.asMap().entrySet()) {
+            if (dropZero && e.getValue() <= 0) continue;
+            into.put(e.getKey(), Resources.toAmount(e.getValue()));
+        }
     }
 
     /** The {@code status} view, taken under the cluster lock in one piece. */

@@ -22,11 +22,12 @@ import java.util.Map;
  * "pg_table", gives the columns.
  *
  * <pre>{"rows": [[id, name, strategy, state, [bundle, ...], [node index per bundle, -1 if unplaced],
- *   latency_ms, attempts, waiting_reason or null], ...], "nodes": [node id, ...], "columns": [...]}</pre>
+ *   latency_ms, attempts, waiting_reason or null, scheduling_state], ...], "nodes": [node id, ...],
+ *   "columns": [...]}</pre>
  */
 public final class GroupViews {
     static final String[] COLUMNS = {"placement_group_id", "name", "strategy", "state", "bundles", "bundle_nodes",
-            "creation_latency_ms", "scheduling_attempt", "waiting_reason"};
+            "creation_latency_ms", "scheduling_attempt", "waiting_reason", "scheduling_state"};
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private GroupViews() {
@@ -60,12 +61,17 @@ public final class GroupViews {
         stats.put("scheduling_latency_ms", round3(g.creationLatencyMs()));
         stats.put("scheduling_attempt", g.attempts());
         stats.put("highest_retry_delay_ms", 0.0);
-        stats.put("scheduling_state", switch (g.state()) {
-            case PENDING, RESCHEDULING -> "NO_RESOURCES";
+        stats.put("scheduling_state", schedulingState(g));
+        return stats;
+    }
+
+    /** Ray's scheduling_state: a group no node set could ever hold is INFEASIBLE, a merely busy one NO_RESOURCES. */
+    private static String schedulingState(GroupSnapshot g) {
+        return switch (g.state()) {
+            case PENDING, RESCHEDULING -> g.infeasible() ? "INFEASIBLE" : "NO_RESOURCES";
             case CREATED -> "FINISHED";
             case REMOVED -> "REMOVED";
-        });
-        return stats;
+        };
     }
 
     /** Groups by id, each as its {@link #entry} (the status view's {@code placement_groups}). */
@@ -117,6 +123,7 @@ public final class GroupViews {
         g.writeNumber(pg.attempts());
         if (pg.waitingReason() != null) g.writeString(pg.waitingReason());
         else g.writeNull();
+        g.writeString(schedulingState(pg));
         g.writeEndArray();
     }
 

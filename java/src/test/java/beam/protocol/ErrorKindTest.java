@@ -24,7 +24,8 @@ class ErrorKindTest {
                 Map.entry(ErrorKind.CONNECTION_REFUSED, "ConnectionError"),
                 Map.entry(ErrorKind.INTERNAL, "RuntimeError"),
                 Map.entry(ErrorKind.FRAME_REFUSED, "RaySystemError"),
-                Map.entry(ErrorKind.ACTOR_DIED, "ActorDiedError"));
+                Map.entry(ErrorKind.ACTOR_DIED, "ActorDiedError"),
+                Map.entry(ErrorKind.ACTOR_UNSCHEDULABLE, "ActorUnschedulableError"));
         // python/ray/_beam/wire/errors.py's ERRORS holds exactly these names, no more
         String python = Files.readString(Path.of("..", "python", "ray", "_beam", "wire", "errors.py"));
         Matcher table = Pattern.compile("ERRORS: Dict\\[str, type\\] = \\{(.*?)\\n\\}", Pattern.DOTALL).matcher(python);
