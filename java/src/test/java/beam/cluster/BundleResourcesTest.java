@@ -35,7 +35,7 @@ class BundleResourcesTest {
 
         cluster.createActor(driver, Ids.randomHex(16), "A", null, null, new ActorOptions(
                 new Resources().set("GPU", Resources.UNIT), pg, 0, Map.of(), FrameCodec.json().createObjectNode(),
-                1, false, false, List.of()), new byte[0]);
+                1, false, false, List.of()), new byte[0], false);
         JsonNode available = ClusterViews.state(cluster).get("available");
         assertThat(available.get("GPU").asDouble()).isEqualTo(2.0);
         assertThat(available.has("GPU_group_0_" + pg)).as("a bundle resource at zero is left out, as Ray").isFalse();

@@ -42,7 +42,7 @@ class NodeAffinityTest {
 
     private String create(ActorOptions options) throws RequestException {
         String id = Ids.randomHex(16);
-        cluster.createActor(driver, id, "A", null, null, options, new byte[0]);
+        cluster.createActor(driver, id, "A", null, null, options, new byte[0], false);
         return id;
     }
 
