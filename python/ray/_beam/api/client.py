@@ -20,6 +20,7 @@ from ray._beam.api.objects import ObjectTable
 from ray._beam.api.pgtracker import PgTracker
 from ray._beam.api.submit import Submitter
 from ray._beam.wire.connection import Connection
+from ray import job_config as jc
 from ray.exceptions import ActorDiedError, RaySystemError
 
 logger = logging.getLogger("ray")
@@ -240,7 +241,6 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
                 "to 'ray.init()'.")
         if runtime_env is not None and not isinstance(runtime_env, dict):
             raise TypeError(f"runtime_env must be a dict or RuntimeEnv, got {type(runtime_env)}")
-        from ray import job_config as jc
         from ray._beam.launch import discovery  # only drivers need it (it finds and starts daemons)
         namespace, runtime_env, lifetime = jc.for_init(ignored.get("job_config"), namespace, runtime_env)
 
