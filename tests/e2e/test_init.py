@@ -25,6 +25,8 @@ class A:
 a = A.remote()
 print("UP", ray.get(a.pid.remote(), timeout=60), flush=True)
 if {shutdown}:
+    while not os.path.exists(os.environ["GO_FILE"]):  # the test has seen the cluster up
+        time.sleep(0.05)
     ray.shutdown()
     print("DOWN", ray.is_initialized(), flush=True)
 time.sleep(120)
@@ -46,13 +48,15 @@ def dirs():
 
 def test_private_cluster_stops_at_shutdown(dirs):
     empty, priv = dirs
-    driver = spawn_driver(empty, PRIVATE.format(shutdown=True), TMPDIR=priv)
+    go = os.path.join(priv, "go")
+    driver = spawn_driver(empty, PRIVATE.format(shutdown=True), TMPDIR=priv, GO_FILE=go)
     try:
         actor = int(read_line_with(driver, "UP")[-1].split()[1])
         procs = cluster_processes(priv)
         assert any("beam.cli.Main" in c for _, c in procs), \
             f"ray.init() started no daemon under TMPDIR={priv}: {procs}"
         assert actor in [p for p, _ in procs]
+        open(go, "w").close()  # only now may the driver shut down: its shutdown raced this look before
         assert "DOWN False" in read_line_with(driver, "DOWN")[-1]
         assert driver.poll() is None  # the driver lives on: shutdown() alone must stop it
         assert_no_processes(priv, [actor], what="the private cluster after shutdown()")
