@@ -1,4 +1,4 @@
-"""Side-by-side benchmark of beam and real Ray 2.58.0 (run it through bench/run.sh): the table.
+"""Side-by-side benchmark of beam and real Ray 2.60 (run it through bench/run.sh): the table.
 
 Standard library only. For each system, one after the other (never both at once):
 start the head (timed), measure the idle memory of every process the start left running,

@@ -39,7 +39,7 @@ def main():
     ax.set_xscale("log")
     ax.set_yticks(list(y))
     ax.set_yticklabels(labels, fontsize=8)
-    ax.set_xlabel("beam vs Ray 2.58: times better (log scale)\nblack tick: target; green PASS, red MISS, grey: no target")
+    ax.set_xlabel("beam vs Ray 2.60: times better (log scale)\nblack tick: target; green PASS, red MISS, grey: no target")
     m = doc.get("machine", {})
     shape = f"cold shape, worst of {doc['runs']} runs; " if doc.get("shape") == "cold" else ""
     ax.set_title(f"{shape}beam vs Ray, same machine, one after the other ({m.get('nproc')} CPUs, {m.get('memory_gib')} GiB; "

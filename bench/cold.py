@@ -1,4 +1,4 @@
-"""The cold shape, beam and Ray 2.58 side by side (run it through bench/run.sh --cold).
+"""The cold shape, beam and Ray 2.60 side by side (run it through bench/run.sh --cold).
 
 Each run starts a fresh head of one system, runs bench/cold_workload.py once (no warm-up),
 stops the head, then does the same with the other system: runs alternate beam, Ray, beam,

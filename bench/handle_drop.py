@@ -1,5 +1,5 @@
 """Time from dropping the last handle of a GPU actor to the next GPU actor answering, on a
-1-GPU cluster: beam beside Ray 2.58 (.bench/ray-venv, when installed). Each side runs in its
+1-GPU cluster: beam beside Ray 2.60 (.bench/ray-venv, when installed). Each side runs in its
 own interpreter (`ray` is beam in .venv, Ray in .bench/ray-venv); median of N rounds.
 
     .venv/bin/python bench/handle_drop.py [--rounds N]

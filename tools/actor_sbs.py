@@ -1,10 +1,10 @@
-"""Actor behaviour side by side: the same small programs on beam and on real Ray 2.58.
+"""Actor behaviour side by side: the same small programs on beam and on real Ray 2.60.
 
     .venv/bin/python tools/actor_sbs.py [--ray-python .bench/ray-venv/bin/python]
 
 Runs tests/e2e/ray_sbs/cases.py under beam's Python (this interpreter, a private cluster
 in a temp dir of its own) and, where given or found in .bench/ray-venv, under Ray's; prints
-one row per case: what each gave, and whether it is what Ray 2.58 gives (the case's
+one row per case: what each gave, and whether it is what Ray 2.60 gives (the case's
 EXPECTED). Cases beam leaves out of scope on purpose are marked so. Exit 1 when beam
 differs outside those, or when Ray itself no longer gives EXPECTED.
 """
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
         observed["beam"] = run_cases(sys.executable, beam_env(temp_dir))
     if args.ray_python:
         with tempfile.TemporaryDirectory(prefix="sbs-ray-") as temp_dir:
-            observed["Ray 2.58"] = run_cases(args.ray_python, ray_env(temp_dir))
+            observed["Ray 2.60"] = run_cases(args.ray_python, ray_env(temp_dir))
     failed = False
     width = max(map(len, cases.EXPECTED))
     print(f"{'case':<{width}}  " + "  |  ".join(observed))

@@ -1,4 +1,4 @@
-"""Compare a `ray_shapes.py` dump from beam with the one recorded from real Ray 2.58.
+"""Compare a `ray_shapes.py` dump from beam with the one recorded from real Ray 2.60.
 
 What must match: the keys of every dict (recursively; ids and `node:<ip>` keys are
 normalised), the JSON type of every value, list lengths, exception class chains, states,

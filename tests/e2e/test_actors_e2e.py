@@ -15,7 +15,7 @@ from ray.util.placement_group import (get_current_placement_group, placement_gro
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 SHAPES = json.load(open(os.environ.get("BEAM_RAY_SHAPES", os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden", "ray-2.58-shapes.json"))))
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden", "ray-2.60-shapes.json"))))
 
 
 @ray.remote

@@ -106,7 +106,7 @@ def test_calls_are_listed_with_rays_states(cluster):
     assert "Worker.execute_method" in line and "init_device" in line and "RUNNING" in line
 
 
-GOLDEN = os.path.join(ROOT, "tests", "golden", "ray-2.58-tasks.json")  # tests/golden/ray_task_shapes.py
+GOLDEN = os.path.join(ROOT, "tests", "golden", "ray-2.60-tasks.json")  # tests/golden/ray_task_shapes.py
 
 
 def same_shape(ours, rays, case):
@@ -119,7 +119,7 @@ def same_shape(ours, rays, case):
             assert type(ours[key]) is type(value), (case, key, ours[key], value)
 
 
-def test_rows_have_the_shapes_of_ray_2_58(cluster):
+def test_rows_have_the_shapes_of_ray_2_60(cluster):
     base, ids = cluster
     with open(GOLDEN) as f:
         golden = json.load(f)

@@ -1,5 +1,5 @@
-"""beam's answers have the shapes real Ray 2.58 gives: tests/golden/ray_shapes.py (the script
-that recorded tests/golden/ray-2.58-shapes.json from real Ray) run against a beam cluster."""
+"""beam's answers have the shapes real Ray 2.60 gives: tests/golden/ray_shapes.py (the script
+that recorded tests/golden/ray-2.60-shapes.json from real Ray) run against a beam cluster."""
 
 import copy
 import json
@@ -10,7 +10,7 @@ from shapes_compare import differences
 
 SCRIPT = os.path.join(ROOT, "tests", "golden", "ray_shapes.py")
 EXPECTED = os.environ.get("BEAM_RAY_SHAPES",
-                          os.path.join(ROOT, "tests", "golden", "ray-2.58-shapes.json"))
+                          os.path.join(ROOT, "tests", "golden", "ray-2.60-shapes.json"))
 
 
 def _expected():
@@ -18,7 +18,7 @@ def _expected():
         return json.load(f)
 
 
-def test_ray_shapes_dump_matches_ray_2_58(clusters):
+def test_ray_shapes_dump_matches_ray_2_60(clusters):
     base = clusters.start("--num-gpus", "4", "--num-cpus", "8")
     with open(SCRIPT) as f:
         code = f.read()
@@ -27,7 +27,7 @@ def test_ray_shapes_dump_matches_ray_2_58(clusters):
     start = done.stdout.index("{\n")  # actor log lines may come first
     actual = json.loads(done.stdout[start:])
     diffs = differences(actual, _expected())
-    assert not diffs, f"{len(diffs)} differences from Ray 2.58:\n" + "\n".join(diffs)
+    assert not diffs, f"{len(diffs)} differences from Ray 2.60:\n" + "\n".join(diffs)
 
 
 def test_shapes_compare_catches_differences():

@@ -1,10 +1,14 @@
 """Record Ray's task state rows (``ray.util.state.list_tasks(detail=True)``) for actor calls.
 
-    .bench/ray-venv/bin/python tests/golden/ray_task_shapes.py > tests/golden/ray-2.58-tasks.json
+    .bench/ray-venv/bin/python tests/golden/ray_task_shapes.py > tests/golden/ray-2.60-tasks.json
 
 Ray's state API is served by its dashboard, so that Ray needs the dashboard's packages
 (``ray[default]``: aiohttp, grpcio, opentelemetry, ...; installed with ``pip install --target
 DIR`` and put on PYTHONPATH when the venv itself is read-only).
+
+Ray 2.60 enables token authentication for the local cluster ``ray.init()`` starts and writes
+``~/.ray/auth_token`` when none exists: run it with a HOME of its own (``HOME=$(mktemp -d)``)
+so that the machine's ~/.ray is not touched. The recording ran so.
 
 Starts its own Ray (its own temp dir, shut down at the end) and catches one row in each
 state an actor call shows: a call waiting for its actor to start (the constructor sleeps),

@@ -1,4 +1,4 @@
-"""Exception class chains and messages against real Ray 2.58's recorded shapes."""
+"""Exception class chains and messages against real Ray 2.60's recorded shapes."""
 
 import json
 import pickle

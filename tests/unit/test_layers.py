@@ -30,7 +30,7 @@ MAY_USE = {
 LEAVES = ("ray.exceptions", "ray.runtime_env", "ray._version", "ray.job_config")
 MAY_USE_OUTSIDE = {
     "wire": ("ray.exceptions",),
-    "launch": ("ray._version",),
+    "launch": ("ray._version",),  # a leaf: beam's versions, for coexist's fix text
     "api": LEAVES,
     "worker": None,
 }

@@ -14,6 +14,6 @@
 
 The rule (tests/unit/test_layers.py checks it, and that no import cycle exists):
 ``wire`` and ``launch`` import neither each other nor ``api`` (``wire`` may use
-``ray.exceptions``, a leaf); ``api`` uses both; only ``worker`` uses the API and the wire
+``ray.exceptions``, a leaf; ``launch`` may use ``ray._version``, beam's versions); ``api`` uses both; only ``worker`` uses the API and the wire
 from above. ``ray/__init__.py`` and ``ray.util`` expose ``api``'s names lazily.
 """

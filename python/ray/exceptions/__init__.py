@@ -1,9 +1,9 @@
-"""Ray's exception tree (ray.exceptions in Ray 2.58), same names, bases and messages.
+"""Ray's exception tree (ray.exceptions in Ray 2.60), same names, bases and messages.
 
 vLLM catches these by class (GetTimeoutError, RayActorError, ActorDiedError, RayTaskError,
 RayChannelError), and user code catches the *cause* of a task error (``except ValueError``),
 so the class chains and ``RayTaskError.as_instanceof_cause()`` match Ray exactly; the MROs
-are checked against ``ray-2.58-shapes.json`` in tests/unit.
+are checked against ``ray-2.60-shapes.json`` in tests/unit.
 
 The task, actor and system errors are defined in _core.py, the rest here; every class is
 ``ray.exceptions.<Name>`` (its ``__module__``), as in Ray, so it pickles by that name.

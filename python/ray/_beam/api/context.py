@@ -16,7 +16,7 @@ from ray._beam.api.actors import ActorHandle
 from ray._beam.api.ids import JobID, NodeID
 from ray.runtime_env import RuntimeEnv
 
-ACCELERATOR_KEYS = ("GPU", "HPU", "NPU", "RBLN", "TTNPU", "FURIOSA", "TPU", "neuron_cores")
+ACCELERATOR_KEYS = ("GPU", "HPU", "NPU", "RBLN", "TTNPU", "FURIOSA", "MBLT", "TPU", "neuron_cores")
 
 
 def _actor() -> dict:

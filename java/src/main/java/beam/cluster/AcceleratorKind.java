@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The accelerator kinds Ray 2.58 knows (ray/_private/accelerators/), written once: the
+ * The accelerator kinds Ray 2.60 knows (ray/_private/accelerators/), written once: the
  * resource each is counted in, the variable a worker's visible devices are named in, the
  * switch that leaves that variable alone, and whether a request may share one unit. The
  * table in docs/DESIGN.md ("Accelerators") is this enum in prose; detection lives in
@@ -25,7 +25,8 @@ public enum AcceleratorKind {
     NEURON("neuron_cores", "AWS Neuron", "NEURON_RT_VISIBLE_CORES", "RAY_EXPERIMENTAL_NOSET_NEURON_RT_VISIBLE_CORES", true, true),
     RBLN("RBLN", "Rebellions", "RBLN_DEVICES", "RAY_EXPERIMENTAL_NOSET_RBLN_RT_VISIBLE_DEVICES", false, true),
     TTNPU("TTNPU", "Tenstorrent", "TT_VISIBLE_DEVICES", "RAY_EXPERIMENTAL_NOSET_TENSTORRENT_VISIBLE_DEVICES", true, true),
-    FURIOSA("FURIOSA", "FuriosaAI", "FURIOSA_VISIBLE_DEVICES", "RAY_EXPERIMENTAL_NOSET_FURIOSA_VISIBLE_DEVICES", true, true);
+    FURIOSA("FURIOSA", "FuriosaAI", "FURIOSA_VISIBLE_DEVICES", "RAY_EXPERIMENTAL_NOSET_FURIOSA_VISIBLE_DEVICES", true, true),
+    MBLT("MBLT", "Mobilint", "QBRUNTIME_VISIBLE_DEVICES", "RAY_EXPERIMENTAL_NOSET_MBLT_RT_VISIBLE_DEVICES", true, true);
 
     /** Ray's ONEAPI_DEVICE_SELECTOR names level-zero devices: {@code level_zero:0,1}. */
     static final String ONEAPI_PREFIX = "level_zero:";
@@ -52,7 +53,7 @@ public enum AcceleratorKind {
     }
 
     /** Resource names that carry per-unit device ids (Ray's unit-instance resources), in a stable order. */
-    public static final List<String> RESOURCES = List.of("GPU", "TPU", "NPU", "HPU", "neuron_cores", "RBLN", "TTNPU", "FURIOSA");
+    public static final List<String> RESOURCES = List.of("GPU", "TPU", "NPU", "HPU", "neuron_cores", "RBLN", "TTNPU", "FURIOSA", "MBLT");
 
     /** The kind a non-GPU resource always is; for GPU the node's vendor decides (null here). */
     public static AcceleratorKind forResource(String resource) {

@@ -121,6 +121,12 @@ public final class AcceleratorProbe {
             case TPU -> new Detected(list("dev", "accel[0-9]+").size(), typeWithoutCounting(kind));
             case NEURON -> new Detected(neuronCores(), typeWithoutCounting(kind));
             case TTNPU -> new Detected(list("dev/tenstorrent", "[0-9]+").size(), null);
+            // Ray's fallback without the qb Runtime SDK: the device nodes of either family
+            case MBLT -> {
+                int aries = list("dev", "aries[0-9]+").size();
+                int regulus = list("dev", "regulus-npu.*").size();
+                yield new Detected(aries + regulus, aries > 0 ? "MOBILINT_ARIES" : regulus > 0 ? "MOBILINT_REGULUS" : null);
+            }
             // Ray finds these through their Python SDKs only: declare them with --resources
             case RBLN, FURIOSA -> new Detected(0, null);
         };

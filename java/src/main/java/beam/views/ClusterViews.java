@@ -15,14 +15,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Read-only JSON views of the cluster in Ray's shapes (tests/golden/ray-2.58-shapes.json):
+ * Read-only JSON views of the cluster in Ray's shapes (tests/golden/ray-2.60-shapes.json):
  * node dicts as {@code ray.nodes()} returns them, plus the extra fields {@code ray status}
  * shows, rendered from the records the cluster copies itself into under its lock
  * ({@link ClusterSnapshot}, {@link NodeSnapshot}).
  */
 public final class ClusterViews {
     /**
-     * The keys of a {@code ray.nodes()} entry in Ray 2.58, in Ray's order: the first keys of
+     * The keys of a {@code ray.nodes()} entry in Ray 2.60, in Ray's order: the first keys of
      * every node row. The rest are beam's; the reply names these ({@code ray_node_keys}) so
      * that the Python shim keeps them without a list of its own.
      */

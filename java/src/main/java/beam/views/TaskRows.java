@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * Actor calls as rows of Ray's task state API ({@code ray.util.state.common.TaskState} with
  * {@code detail=True}): Ray's field names and state names for an {@code ACTOR_TASK}, plus
  * {@code beam_label} (the call's short first argument, or null). The state names are the ones
- * Ray 2.58 shows (tests/golden/ray-2.58-tasks.json, see {@link #rayState}). beam has no worker
+ * Ray 2.60 shows (tests/golden/ray-2.60-tasks.json, see {@link #rayState}). beam has no worker
  * ids: {@code worker_id} is the actor id followed by its pid in hex, one per actor process.
  * Fields beam cannot know without unpickling (the error message of a method that raised, the
  * call site) are null, as Ray leaves them when it does not record them.
@@ -39,7 +39,7 @@ public final class TaskRows {
         };
     }
 
-    /** What Ray 2.58 shows for a call whose actor is still being placed or constructed. */
+    /** What Ray 2.60 shows for a call whose actor is still being placed or constructed. */
     static final String WAITING_FOR_ACTOR = "PENDING_NODE_ASSIGNMENT";
     /** What it shows for a call sent to the actor and waiting behind the one it runs. */
     static final String QUEUED = "SUBMITTED_TO_WORKER";

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A node row starts with Ray's keys in Ray's order (the recorded ray.nodes() entry in
- * tests/golden/ray-2.58-shapes.json), and {@code cluster_state} names them: the Python shim
+ * tests/golden/ray-2.60-shapes.json), and {@code cluster_state} names them: the Python shim
  * keeps exactly those (tests/e2e/test_shapes.py compares its ray.nodes() with the same file).
  */
 class NodeRowTest {
@@ -29,7 +29,7 @@ class NodeRowTest {
     @Test
     void rowsStartWithRaysKeysAndTheStateNamesThem() throws Exception {
         JsonNode shapes = FrameCodec.json().readTree(Files.readAllBytes(Path.of("..", "tests", "golden",
-                "ray-2.58-shapes.json")));
+                "ray-2.60-shapes.json")));
         List<String> rays = new ArrayList<>();
         shapes.path("nodes").get(0).fieldNames().forEachRemaining(rays::add);
         assertThat(ClusterViews.RAY_NODE_KEYS).containsExactlyElementsOf(rays);

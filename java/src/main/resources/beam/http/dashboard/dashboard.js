@@ -3,7 +3,7 @@
 "use strict";
 
 const REFRESH_MS = 2000;
-const ACCELERATOR_KEYS = ["GPU", "NPU", "HPU", "TPU", "neuron_cores", "RBLN", "TTNPU", "FURIOSA"];
+const ACCELERATOR_KEYS = ["GPU", "NPU", "HPU", "TPU", "neuron_cores", "RBLN", "TTNPU", "FURIOSA", "MBLT"];
 let shownLog = null;
 
 function cell(row, text, cls) {
