@@ -29,7 +29,7 @@ def out_of_scope(head):
     """The ids of the actors the head logged as ended for want of handles."""
     with open(os.path.join(head, "session_latest", "logs", "beamd.log")) as f:
         return {line.split(" died:")[0].split()[-1] for line in f
-                if "died: all references to the actor were removed." in line}
+                if " died: The actor is dead because all references to the actor were removed." in line}
 
 
 @pytest.fixture(scope="module")
