@@ -39,12 +39,12 @@ DRIVER = textwrap.dedent("""
     assert [r[0] for r in results] == [0, 2], results
     assert sorted(r[1][0] for r in results) == [0, 1], results
     assert len({r[2] for r in results}) == 2, results
-    assert importlib.metadata.version("ray") == RAY_VERSION
+    assert importlib.metadata.version("ray") == ray.__version__ == "@RAY_VERSION@", ray.__version__
     for w in workers:
         ray.kill(w)
     ray.shutdown()
     print("DRIVER-OK", ray.__file__)
-""")
+""").replace("@RAY_VERSION@", RAY_VERSION)
 
 
 def _build(script):
