@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from conftest import ROOT, Clusters, finish, node_json, ray_cli, read_line_with, run_driver, spawn_driver
+from conftest import ROOT, WAIT_S, Clusters, finish, node_json, ray_cli, read_line_with, run_driver, spawn_driver, wait_until
 
 DRIVER = """
 import json, time, ray
@@ -59,7 +59,12 @@ def cluster(clusters: Clusters):
     driver = spawn_driver(base, DRIVER)
     try:
         line = read_line_with(driver, "READY", timeout=90)[-1]
-        yield base, json.loads(line.split("READY ", 1)[1])
+        ids = json.loads(line.split("READY ", 1)[1])
+        # READY follows the submits, not the starts: each actor's worker picks its call up when
+        # the machine gets to it, so wait for the state every test here reads
+        wait_until(lambda: all(tasks(base).get(ids[k], {}).get("state") == "RUNNING" for k in ("stuck", "loop")),
+                   WAIT_S, "the stuck call and the engine loop both RUNNING in `ray list tasks`")
+        yield base, ids
     finally:
         finish(driver)
 
@@ -191,7 +196,6 @@ def test_the_threshold_comes_from_the_flag_else_the_environment(clusters: Cluste
 
 def test_the_state_cli_filters_gets_and_summarizes_tasks_in_the_daemon(cluster):
     base, ids = cluster
-    wait_for(lambda: tasks(base)[ids["stuck"]]["state"] == "RUNNING")
     queued = ray_cli(["list", "tasks", "--filter", "state=SUBMITTED_TO_WORKER", "--format", "json"], temp_dir=base)
     assert queued.returncode == 0, queued.stderr
     assert sorted(t["task_id"] for t in json.loads(queued.stdout)) == sorted(ids["behind"])
