@@ -5,11 +5,10 @@ by `ray status`, asked on either node."""
 import json
 import shutil
 import tempfile
-import time
 
 import pytest
 
-from conftest import finish, ray_cli, read_line_with, spawn_driver, wait_gone
+from conftest import WAIT_S, finish, wait_until, ray_cli, read_line_with, spawn_driver, wait_gone
 
 DRIVER = """
 import json, time, ray
@@ -57,15 +56,16 @@ def test_a_call_on_the_joined_node_is_listed_and_named_from_both_nodes(hosts):
             ray_cli(["list", "nodes", "--json"], temp_dir=hosts[0]).stdout)}
         actors = {a["actor_id"]: a for a in json.loads(ray_cli(["list", "actors", "--json"], temp_dir=hosts[0]).stdout)}
         for base in hosts:
-            rows = {t["task_id"]: t for t in json.loads(ray_cli(["list", "tasks", "--json"], temp_dir=base).stdout)}
-            stuck = rows[ids["stuck"]]
-            assert stuck["state"] == "RUNNING" and stuck["name"] == "RayWorkerWrapper.execute_method"
+            def running():  # READY follows the submit; the relayed call starts when the machine gets to it
+                rows = {t["task_id"]: t for t in json.loads(ray_cli(["list", "tasks", "--json"], temp_dir=base).stdout)}
+                return rows.get(ids["stuck"]) if rows.get(ids["stuck"], {}).get("state") == "RUNNING" else None
+            stuck = wait_until(running, WAIT_S, f"the stuck call RUNNING in `ray list tasks` on {base}")
+            assert stuck["name"] == "RayWorkerWrapper.execute_method"
             assert stuck["beam_label"] == "init_device" and stuck["node_id"] == nodes["127.0.0.2"]
             assert stuck["worker_pid"] == actors[ids["actor"]]["pid"]
-            line, deadline = "", time.monotonic() + 10
-            while not line and time.monotonic() < deadline:  # the call is a long one after 1 s
-                status = ray_cli(["status"], temp_dir=base)
-                line = next((l for l in status.stdout.splitlines() if "init_device" in l), "")
+            status = wait_until(lambda: (lambda s: s if "init_device" in s.stdout else None)(ray_cli(["status"], temp_dir=base)),
+                                WAIT_S, "`ray status` naming the call as long (it is one after 1 s)")
+            line = next(l for l in status.stdout.splitlines() if "init_device" in l)
             assert "node 127.0.0.2" in line and "ray stack --actor-id " + ids["actor"] in line, status.stdout
     finally:
         finish(driver)
