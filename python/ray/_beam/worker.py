@@ -148,7 +148,7 @@ class Worker:
             c.conn.send("actor_failed", {"actor_id": self.actor_id, "message": message})
             return False
         self._exit_if_requested()
-        c.conn.send("actor_ready", {"actor_id": self.actor_id})
+        c.conn.send("actor_ready", {"actor_id": self.actor_id, "repr_name": options.repr_name(self.instance)})
         return True
 
     def _dispatch(self, run_call) -> None:

@@ -84,6 +84,16 @@ def class_methods(cls) -> list:
     return sorted(set(names) | {"__ray_ready__", "__ray_terminate__"})
 
 
+def repr_name(instance) -> str:
+    """Ray's repr_name: repr() of the instance when its class defines its own __repr__, else ""."""
+    if type(instance).__repr__ is object.__repr__:
+        return ""
+    try:
+        return repr(instance)
+    except Exception as e:  # a broken __repr__ must not fail the actor's start
+        return f"<repr failed: {type(e).__name__}: {e}>"
+
+
 def method_num_returns(cls) -> Dict[str, int]:
     """The methods whose @ray.method(num_returns=N) is not 1, by name."""
     found = {}

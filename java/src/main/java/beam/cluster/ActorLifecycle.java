@@ -234,10 +234,11 @@ final class ActorLifecycle {
     }
 
     /** STARTING to ALIVE: the queued calls go out in order, before any later call can see the actor alive. */
-    void onReady(String actorId) {
+    void onReady(String actorId, String reprName) {
         ActorRecord actor = actors.get(actorId);
         if (actor == null || actor.state != ActorRecord.State.STARTING) return;
         actor.state = ActorRecord.State.ALIVE;
+        actor.reprName = reprName == null ? "" : reprName;
         long now = System.currentTimeMillis();
         while (!actor.queued.isEmpty()) {
             ActorCall call = actor.queued.poll();

@@ -44,6 +44,8 @@ public final class ActorRecord {
     boolean unschedulable;
     /** While PENDING outside a group: why no node of the cluster as it is can ever hold it, or null if one could. */
     String waitingReason;
+    /** Ray's repr_name: repr() of the instance when its class defines __repr__, told by its worker when ready. */
+    String reprName = "";
     /** Calls waiting for it to be ALIVE, in arrival order. */
     final ArrayDeque<ActorCall> queued = new ArrayDeque<>();
     /** Calls sent to its worker and not answered, in the order sent: the first max_concurrency of them run. */
@@ -114,7 +116,7 @@ public final class ActorRecord {
     public ActorSnapshot snapshot() {
         return new ActorSnapshot(id, className, name, state, pid, nodeId(), nodeIp(), deviceIds, groupId(), bundleIndex(),
                 options.request(), state == State.DEAD ? deathMessage : null, owner.jobId(), namespace, options.detached(),
-                state == State.PENDING ? waitingReason : null, runningCall());
+                state == State.PENDING ? waitingReason : null, runningCall(), reprName);
     }
 
     /** Fails a call of {@code caller} to this dead actor with the error of how it died. */

@@ -168,8 +168,8 @@ public final class Cluster {
         return actors.onWorkerHello(actorId, worker);
     }
 
-    public synchronized void onActorReady(String actorId) {
-        actors.onReady(actorId);
+    public synchronized void onActorReady(String actorId, String reprName) {
+        actors.onReady(actorId, reprName);
     }
 
     public synchronized void onActorFailed(String actorId, String traceback) {

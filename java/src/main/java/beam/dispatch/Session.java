@@ -262,7 +262,7 @@ public final class Session implements FramedClient {
             case Request.Metrics m -> {
                 daemon.userMetrics().record(this, m.metrics()); // logs what it refuses
             }
-            case Request.ActorReady r -> cluster.onActorReady(ownActor(r.actorId()));
+            case Request.ActorReady r -> cluster.onActorReady(ownActor(r.actorId()), r.reprName());
             case Request.ActorFailed r -> cluster.onActorFailed(ownActor(r.actorId()), r.message());
             case Request.Result r -> {
                 if (actorId == null) throw RequestException.value("only actor workers send results");

@@ -123,7 +123,8 @@ public sealed interface Request {
     }
 
     /** Worker: the constructor returned. */
-    record ActorReady(String actorId) implements Request {
+    /** @param reprName repr() of the instance when its class defines __repr__ (Ray's repr_name), or null */
+    record ActorReady(String actorId, String reprName) implements Request {
         public long rid() {
             return -1;
         }
@@ -193,7 +194,7 @@ public sealed interface Request {
                     f.optLong("offset", -1));
             case "stack" -> new Stack(f.rid(), f.optText("node_ip"),
                     h.hasNonNull("actor_id") ? f.hex("actor_id", 32) : null, f.optLong("pid", 0));
-            case "actor_ready" -> new ActorReady(f.hex("actor_id", 32));
+            case "actor_ready" -> new ActorReady(f.hex("actor_id", 32), f.optText("repr_name"));
             case "actor_failed" -> new ActorFailed(f.hex("actor_id", 32), f.optText("message"));
             case "result" -> new Result(f.hex("oid", 56), f.text("status"));
             case "metrics" -> new Metrics(f.array("metrics"));

@@ -85,7 +85,7 @@ public final class StateRows {
         }
         r.put("is_detached", a.detached());
         r.put("placement_group_id", a.groupId());
-        r.put("repr_name", "");
+        r.put("repr_name", a.reprName());
         r.put("num_restarts", 0);
         r.put("num_restarts_due_to_lineage_reconstruction", 0);
         r.put("node_ip", a.nodeIp());

@@ -60,7 +60,7 @@ class CallRecordsTest {
         assertThat(waiting.label()).isEqualTo("init_device");
         assertThat(waiting.startMillis()).isZero();
 
-        cluster.onActorReady(actor);
+        cluster.onActorReady(actor, "");
         ClusterSnapshot s = cluster.snapshot();
         CallSnapshot running = byTask(s, oid);
         assertThat(running.state()).isEqualTo(CallSnapshot.State.RUNNING);
@@ -74,7 +74,7 @@ class CallRecordsTest {
     @Test
     void aSequentialActorRunsTheOldestCallAndTheRestWaitBehindIt() throws Exception {
         String actor = startingActor(1);
-        cluster.onActorReady(actor);
+        cluster.onActorReady(actor, "");
         String first = call(actor, "nap", null);
         String second = call(actor, "nap", null);
         String third = call(actor, "boom", null);
@@ -103,7 +103,7 @@ class CallRecordsTest {
     @Test
     void maxConcurrencyCallsRunAtOnce() throws Exception {
         String actor = startingActor(2);
-        cluster.onActorReady(actor);
+        cluster.onActorReady(actor, "");
         String a = call(actor, "m", null), b = call(actor, "m", null), c = call(actor, "m", null);
         ClusterSnapshot s = cluster.snapshot();
         assertThat(List.of(byTask(s, a).state(), byTask(s, b).state(), byTask(s, c).state()))
@@ -124,7 +124,7 @@ class CallRecordsTest {
     @Test
     void onlyTheMostRecentEndedCallsAreKept() throws Exception {
         String actor = startingActor(1);
-        cluster.onActorReady(actor);
+        cluster.onActorReady(actor, "");
         String last = null;
         for (int i = 0; i < CallLog.MAX_ENDED + 5; i++) {
             last = call(actor, "m", null);
@@ -139,7 +139,7 @@ class CallRecordsTest {
     void aCallPastTheThresholdIsLong() throws Exception {
         cluster.longCallMillis(50);
         String actor = startingActor(1);
-        cluster.onActorReady(actor);
+        cluster.onActorReady(actor, "");
         String stuck = call(actor, "nap", "init_device");
         call(actor, "nap", null); // queued behind it: not running, so never long
         // ages counted from the call's own start, not from a wall clock read after it (a loaded

@@ -46,7 +46,7 @@ class ClusterIndexTest {
         cluster.createActor(by, id, "A", null, null, on(node), new byte[0], false);
         cluster.onActorProcessStarted(id, 1000 + link.started.size());
         cluster.onWorkerHello(id, worker);
-        if (ready) cluster.onActorReady(id);
+        if (ready) cluster.onActorReady(id, "");
         return id;
     }
 
@@ -86,7 +86,7 @@ class ClusterIndexTest {
         result(alive, stayingInFlight);
         assertThat(leaving.frames("result")).isEmpty(); // no longer waited for: not told
         assertThat(oids(staying, "result")).containsExactly(stayingInFlight);
-        cluster.onActorReady(starting);
+        cluster.onActorReady(starting, "");
         assertThat(oids(startingWorker, "call")).containsExactly(stayingQueued).doesNotContain(leavingQueued);
         assertThat(oids(aliveWorker, "call")).containsExactly(leavingInFlight, stayingInFlight); // sent before it left
     }

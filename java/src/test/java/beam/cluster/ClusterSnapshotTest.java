@@ -37,7 +37,7 @@ class ClusterSnapshotTest {
         cluster.createActor(owner, id, "Worker", "w1", "ns", options, new byte[0], false);
         cluster.onActorProcessStarted(id, 4242);
         cluster.onWorkerHello(id, new FakeNodes.RecordingClient());
-        cluster.onActorReady(id);
+        cluster.onActorReady(id, "");
         return id;
     }
 

@@ -38,7 +38,7 @@ class WorkerExitOrderTest {
                 FrameCodec.json().createObjectNode(), 1, false, false, List.of()), new byte[0], false);
         cluster.onActorProcessStarted(actorId, 4242);
         cluster.onWorkerHello(actorId, worker);
-        cluster.onActorReady(actorId);
+        cluster.onActorReady(actorId, "");
     }
 
     private String call() {
