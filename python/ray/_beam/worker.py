@@ -44,7 +44,7 @@ from ray._beam.api.objects import ObjectRef  # noqa: E402
 from ray._beam.worker_calls import (  # noqa: E402
     bound_method, first_pending_ref, format_exc, run_shutdown_hook, safe_repr)
 from ray._beam.api import usermetrics  # noqa: E402
-from ray._beam import worker_process  # noqa: E402
+from ray._beam import worker_loop, worker_process  # noqa: E402
 
 if _GC_WAS_ON:
     gc.enable()
@@ -114,6 +114,7 @@ class Worker:
         kind, header, payload = self._next_frame()
         while kind != "init":  # calls cannot precede init; ignore anything odd
             kind, header, payload = self._next_frame()
+        self.loop = worker_loop.start(self._flush_and_exit) if header.get("is_async") else None
         if not self._construct(header, payload):
             threading.Event().wait(30)  # the daemon closes us; exit regardless
             self._exit()
@@ -138,7 +139,7 @@ class Worker:
         try:
             cls, args, kwargs = pickling.loads(payload)
             c.actor["methods"] = options.class_methods(cls)
-            self.instance = cls(*args, **kwargs)
+            self.instance = worker_loop.construct(self.loop, cls, args, kwargs) if self.loop else cls(*args, **kwargs)
         except SystemExit:
             self._flush_and_exit()  # exit_actor() in the constructor: a graceful exit
         except BaseException as e:  # noqa: BLE001 - reported to the daemon, then we exit
@@ -160,15 +161,7 @@ class Worker:
     def _run_async(self, max_concurrency: int) -> None:
         import asyncio
 
-        loop = asyncio.new_event_loop()
-
-        def run_loop():
-            try:
-                loop.run_forever()
-            except SystemExit:  # exit_actor() in a task the method spawned escapes the loop
-                self._flush_and_exit()
-
-        threading.Thread(target=run_loop, name="beam-asyncio", daemon=True).start()
+        loop = self.loop  # started before the constructor (worker_loop)
         sem_box = {}
 
         async def run(header, payload):
