@@ -1,4 +1,4 @@
-"""Small actor programs whose outcome Ray 2.58 defines; run under beam or real Ray.
+"""Small actor programs whose outcome Ray 2.58 (2.60 for issue 40's cases) defines; run under beam or real Ray.
 
 ``python cases.py OUT.json``: one ``ray.init()``, every case in turn, and for each a short
 text of what was observed (values, exception class, the part of its message that matters),
@@ -230,6 +230,28 @@ def case_remote_function():
     return outcome(lambda: ray.get(ray.remote(lambda: 1).remote(), timeout=30))
 
 
+def case_get_or_create(threads=10):
+    import threading
+    got, start = [], threading.Barrier(threads)
+
+    def one():
+        start.wait(timeout=60)
+        got.append(outcome(lambda: Probe.options(name="sbs-goc", get_if_exists=True,
+                                                 lifetime="detached").remote()._actor_id.hex()))
+    workers = [threading.Thread(target=one) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+    ray.kill(ray.get_actor("sbs-goc"))
+    return f"{len(set(got))} distinct of {len(got)}, errors: {[g for g in got if not g.startswith('ok')]}"
+
+
+def case_get_if_exists_without_name():
+    return " / ".join((outcome(lambda: Probe.options(get_if_exists=True)),
+                       outcome(lambda: Probe.options(name="").remote())))
+
+
 EXPECTED = {
     "exit_sync": "ActorDiedError INTENDED_USER_EXIT / ActorDiedError INTENDED_USER_EXIT / atexit ran",
     "exit_caught": "ActorDiedError INTENDED_USER_EXIT / ActorDiedError INTENDED_USER_EXIT / atexit ran",
@@ -249,6 +271,8 @@ EXPECTED = {
     "num_returns": "ok [1, 2] / ok [1, 2, 3] / ok (1, 2) / ok None / RayTaskError(ValueError): ValueError: Task returned 3 objects, but num_returns=2. / RayTaskError(TypeError): TypeError: object of type 'int' has no len() / ValueError: num_returns must be >= 0, but got -1.",
     "max_restarts": "ok 'pong'",
     "remote_function": "ok 1",
+    "get_or_create": "1 distinct of 10, errors: []",
+    "get_if_exists_without_name": "ValueError: The actor name must be specified to use `get_if_exists`. / ValueError: Actor name cannot be an empty string.",
 }
 # Where beam differs on purpose (README, "Scope"): it refuses with its own error instead.
 OUT_OF_SCOPE = {"max_restarts", "remote_function"}
