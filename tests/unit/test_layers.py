@@ -107,7 +107,7 @@ def _layer(module):
     parts = module.split(".")
     if parts[:2] != ["ray", "_beam"] or len(parts) == 2:
         return None
-    return "worker" if parts[2] in ("worker", "worker_start", "worker_process", "worker_calls") else parts[2]
+    return "worker" if parts[2] == "worker" or parts[2].startswith("worker_") else parts[2]
 
 
 def test_the_graph_is_read_from_the_real_tree():

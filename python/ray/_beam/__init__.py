@@ -9,8 +9,9 @@
 - ``api/``: what ``ray.*`` is made of: the process's client (client), objects and refs,
   submitting calls, actors, placement groups, state, runtime context, user metrics, and the
   pickling of user data (the daemon never unpickles it).
-- ``worker.py`` (with ``worker_start.py``, ``worker_process.py``): the actor worker process (``python -m ray._beam.worker``, started by the
-  daemon), on top of the API.
+- ``worker.py`` and the ``worker_*.py`` beside it (start, process, calls, the async loop):
+  the actor worker process (``python -m ray._beam.worker``, started by the daemon), on top
+  of the API.
 
 The rule (tests/unit/test_layers.py checks it, and that no import cycle exists):
 ``wire`` and ``launch`` import neither each other nor ``api`` (``wire`` may use
