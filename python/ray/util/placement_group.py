@@ -14,7 +14,8 @@ def placement_group(bundles: List[Dict[str, float]], strategy: str = "PACK", nam
                     lifetime: Optional[str] = None, _soft_target_node_id=None,
                     bundle_label_selector=None, **_ignored) -> PlacementGroup:
     """Reserve ``bundles`` of resources; ``.ready()`` resolves once they are placed."""
-    return pgs.create(bundles, strategy=strategy, name=name, lifetime=lifetime)
+    return pgs.create(bundles, strategy=strategy, name=name, lifetime=lifetime,
+                      bundle_label_selector=bundle_label_selector)
 
 
 def remove_placement_group(placement_group: PlacementGroup) -> None:

@@ -80,6 +80,7 @@ class Client:
         self.conn.max_header_bytes = int(self.info.get("max_header_bytes") or self.conn.max_header_bytes)
         self.node_id: str = self.info.get("node_id", "")
         self.node_ip: str = self.info.get("node_ip", "127.0.0.1")
+        self.node_labels: dict = self.info.get("node_labels") or {}
         self.job_id: str = self.info.get("job_id") or "01000000"
         self.namespace: str = namespace or self.info.get("namespace") or ""
         self.gcs_address: str = self.info.get("gcs_address", "")
@@ -244,8 +245,11 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
         from ray._beam.launch import discovery  # only drivers need it (it finds and starts daemons)
         namespace, runtime_env, lifetime = jc.for_init(ignored.get("job_config"), namespace, runtime_env)
 
-        target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources),
+        labels = ignored.get("labels")
+        target = discovery.resolve(address, discovery.start_args(num_cpus, num_gpus, resources, labels),
                                    ignored.get("_temp_dir"))
+        if labels is not None and target.private_dir is None:
+            raise ValueError("When connecting to an existing cluster, labels must not be provided.")
         try:
             c = Client(target.address, "driver", log_to_driver=log_to_driver,
                        namespace=namespace, runtime_env=runtime_env,

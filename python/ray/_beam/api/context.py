@@ -64,6 +64,10 @@ class RuntimeContext:
     def get_node_id(self) -> str:
         return self._c().node_id
 
+    def get_node_labels(self) -> Dict[str, str]:
+        """The labels of the node this process runs on (Ray's node labels: ray.io/node-id among them)."""
+        return dict(self._c().node_labels)
+
     def get_job_id(self) -> str:
         c = self._c()
         return (c.actor or {}).get("job_id") or c.job_id

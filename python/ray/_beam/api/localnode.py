@@ -16,6 +16,8 @@ import signal
 import time
 from typing import Dict, List, Optional
 
+from ray._beam.launch import discovery
+
 # Accepted and ignored: each tunes a part of Ray that beam does not have (README, "Cluster").
 IGNORED = {
     "object_store_memory": "beam has no object store (results live in the caller)",
@@ -88,7 +90,7 @@ def start_flags(args: Dict, head_address: Optional[str], ip: str, temp_dir: str,
     if args.get("resources"):
         flags += ["--resources", json.dumps(args["resources"])]
     if args.get("labels"):
-        flags += ["--labels", json.dumps(args["labels"])]
+        flags += ["--labels", discovery.labels_flag(args["labels"])]
     return flags
 
 

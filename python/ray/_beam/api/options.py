@@ -164,6 +164,7 @@ def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
         "methods": class_methods(cls),
         "node_affinity": node_affinity(strategy),
         "spread": strategy == "SPREAD",
+        "label_selector": options.get("label_selector"),  # checked by the daemon, with Ray's words
     }
 
 

@@ -149,15 +149,25 @@ def validate(bundles, strategy: str, lifetime) -> List[Dict[str, float]]:
     return out
 
 
-def create(bundles, strategy="PACK", name="", lifetime=None, **_ignored) -> PlacementGroup:
+def create(bundles, strategy="PACK", name="", lifetime=None, bundle_label_selector=None,
+           **_ignored) -> PlacementGroup:
     specs = validate(bundles, strategy, lifetime)
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name)}")
+    if bundle_label_selector is not None and not isinstance(bundle_label_selector, list):
+        raise ValueError("Placement group bundle_label_selector must be a list, got "
+                         f"{type(bundle_label_selector)}.")
     c = process_client(True)
     pg_id = ids.new_pg_id(c.job_id)
-    c.pgs.created(pg_id)
-    c.conn.send("pg_create", {"pg_id": pg_id, "name": name, "strategy": strategy,
-                              "bundles": specs, "lifetime": lifetime})
+    header = {"pg_id": pg_id, "name": name, "strategy": strategy, "bundles": specs, "lifetime": lifetime}
+    if bundle_label_selector:
+        # the daemon checks the selectors (Ray's syntax rules live there): asked, not sent
+        # one-way, so that a bad one raises here as Ray's does
+        c.request("pg_create", {**header, "bundle_label_selector": bundle_label_selector})
+        c.pgs.created(pg_id)
+    else:
+        c.pgs.created(pg_id)
+        c.conn.send("pg_create", header)
     return PlacementGroup(PlacementGroupID(pg_id), [dict(b) for b in specs])
 
 

@@ -290,9 +290,11 @@ def start_private(extra_args: list) -> Target:
     return Target(node["socket"], node, private_dir=base)
 
 
-def start_args(num_cpus=None, num_gpus=None, resources=None) -> list:
-    """CLI flags for a private cluster from ray.init's resource arguments."""
+def start_args(num_cpus=None, num_gpus=None, resources=None, labels=None) -> list:
+    """CLI flags for a private cluster from ray.init's resource and label arguments."""
     args = []
+    if labels:
+        args += ["--labels", labels_flag(labels)]
     if num_cpus is not None:
         args += ["--num-cpus", str(int(num_cpus))]
     if num_gpus is not None:
@@ -300,3 +302,10 @@ def start_args(num_cpus=None, num_gpus=None, resources=None) -> list:
     if resources:
         args += ["--resources", json.dumps(resources)]
     return args
+
+
+def labels_flag(labels: dict) -> str:
+    """``ray start --labels``' form of a label dict (the daemon checks each key and value)."""
+    if not isinstance(labels, dict):
+        raise TypeError(f"labels must be a dict of str to str, got {type(labels)}")
+    return ",".join(f"{k}={v}" for k, v in labels.items())

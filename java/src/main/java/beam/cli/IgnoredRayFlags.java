@@ -14,7 +14,7 @@ final class IgnoredRayFlags {
         "--dashboard-agent-grpc-port", "--min-worker-port", "--max-worker-port",
         "--node-manager-port", "--object-manager-port", "--runtime-env-agent-port", "--ray-client-server-port",
         "--redis-password", "--system-config", "--plasma-directory", "--object-spilling-directory", "--storage",
-        "--log-style", "--log-color", "--verbose", "--labels", "--node-name", "--worker-port-list",
+        "--log-style", "--log-color", "--verbose", "--node-name", "--worker-port-list",
         "--disable-log-dedup", "--enable-object-reconstruction", "--gcs-server-port", "--autoscaling-config",
         "--no-monitor", "--tracing-startup-hook", "--include-log-monitor"};
 

@@ -58,6 +58,7 @@ public final class StartCommand implements Callable<Integer> {
     Integer longCallSeconds;
     String tlsCert;
     String tlsKey;
+    String labels, labelsFile;
     String tlsCa;
     long ownerPid;
     boolean notifyReady;
@@ -88,6 +89,9 @@ public final class StartCommand implements Callable<Integer> {
         spec.addOption(value("--num-gpus", "<numGpus>", Integer.class, null, "GPUs this node offers (default: detected).", false));
         spec.addOption(value("--num-cpus", "<numCpus>", Integer.class, null, "CPUs this node offers (default: the core count).", false));
         spec.addOption(value("--resources", "<resources>", String.class, null, "Custom resources as JSON, e.g. '{\"TPU\": 4}'.", false));
+        spec.addOption(value("--labels", "<labels>", String.class, null,
+                "This node's labels, e.g. \"zone=us-west1-a,gpu=a100\" (Kubernetes label syntax; over --labels-file).", false));
+        spec.addOption(value("--labels-file", "<labelsFile>", String.class, null, "A YAML file of this node's labels.", false));
         spec.addOption(value("--node-ip-address", "<nodeIp>", String.class, null,
                 "The IP other hosts reach this node on (default: detected).", false));
         spec.addOption(value("--temp-dir", "<tempDir>", String.class, null,
@@ -165,6 +169,8 @@ public final class StartCommand implements Callable<Integer> {
         numGpus = option("--num-gpus");
         numCpus = option("--num-cpus");
         resources = option("--resources");
+        labels = option("--labels");
+        labelsFile = option("--labels-file");
         nodeIp = option("--node-ip-address");
         tempDir = option("--temp-dir");
         block = Boolean.TRUE.equals(option("--block"));
@@ -240,8 +246,8 @@ public final class StartCommand implements Callable<Integer> {
                     new FrameLimits(maxHeaderBytes, maxPayloadBytes), maxConnections, address, token,
                     new Heartbeat(heartbeatMillis, nodeTimeoutMillis), TlsConfig.resolve(tlsCert, tlsKey, tlsCa, env),
                     new HttpConfig(dashboardHost, dashboardPort, agentPort, metricsPort, includeDashboard),
-                    maxActorProcesses, env, longCallSeconds != null ? longCallSeconds
-                    : java.util.Objects.requireNonNullElse(env.longCallSeconds(), DaemonConfig.DEFAULT_LONG_CALL_SECONDS));
+                    maxActorProcesses, env, longCallSeconds != null ? longCallSeconds : java.util.Objects.requireNonNullElse(
+                    env.longCallSeconds(), DaemonConfig.DEFAULT_LONG_CALL_SECONDS), LabelFlags.read(labels, labelsFile, env));
         } catch (IllegalArgumentException | IOException e) {
             System.err.println("beam: " + e.getMessage());
             return 2;

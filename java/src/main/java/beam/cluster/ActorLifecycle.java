@@ -74,7 +74,7 @@ final class ActorLifecycle {
         if (!scheduler.submit(actor) && scheduler.pinnedToNoUsableNode(actor)) {
             failUnschedulable(actor);
         } else if (actor.state == ActorRecord.State.PENDING && group == null) {
-            String never = scheduler.neverFitsAnyNode(options.request());
+            String never = scheduler.neverFitsAnyNode(options);
             actor.waitingReason = never;
             if (never != null) {
                 owner.warning("Actor " + className + " (" + actorId + ") requests " + options.request()

@@ -17,14 +17,28 @@ import java.util.Map;
  * @param detached       lifetime="detached": survives its owner
  * @param affinity       NodeAffinitySchedulingStrategy, or null
  * @param spread         the "SPREAD" scheduling strategy: the live node holding fewest actors first
+ * @param labelSelector  Ray's label_selector: only nodes whose labels match may hold it ({@link LabelSelector#NONE}: any)
  */
 public record ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
                            ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
-                           List<String> methods, NodeAffinity affinity, boolean spread) {
+                           List<String> methods, NodeAffinity affinity, boolean spread, LabelSelector labelSelector) {
+    public ActorOptions {
+        if (labelSelector == null) labelSelector = LabelSelector.NONE;
+    }
+
+    /** Options without a label selector. */
+    public ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
+                        ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
+                        List<String> methods, NodeAffinity affinity, boolean spread) {
+        this(request, groupId, bundleIndex, envVars, runtimeEnv, maxConcurrency, isAsync, detached, methods, affinity,
+                spread, LabelSelector.NONE);
+    }
+
     /** Options with the default scheduling strategy. */
     public ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
                         ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
                         List<String> methods) {
-        this(request, groupId, bundleIndex, envVars, runtimeEnv, maxConcurrency, isAsync, detached, methods, null, false);
+        this(request, groupId, bundleIndex, envVars, runtimeEnv, maxConcurrency, isAsync, detached, methods, null, false,
+                LabelSelector.NONE);
     }
 }

@@ -65,7 +65,7 @@ final class ActorScheduler {
      */
     void membershipChanged() {
         for (ActorRecord a : pending) {
-            if (a.state == ActorRecord.State.PENDING && a.group == null) a.waitingReason = neverFitsAnyNode(a.options.request());
+            if (a.state == ActorRecord.State.PENDING && a.group == null) a.waitingReason = neverFitsAnyNode(a.options);
         }
     }
 
@@ -99,7 +99,7 @@ final class ActorScheduler {
 
     private boolean placeOn(ActorRecord actor, Node n) {
         Resources request = actor.options.request();
-        if (!n.alive || !n.available.fits(request)) return false;
+        if (!n.alive || !n.available.fits(request) || !actor.options.labelSelector().matches(n.labels)) return false;
         Map<String, Map<String, Long>> devices = n.devices.allocate(request);
         if (devices == null) return false;
         n.available.subtract(request);
@@ -116,7 +116,7 @@ final class ActorScheduler {
         NodeAffinity affinity = actor.options.affinity();
         if (affinity == null) return null;
         Node n = nodesById.get(affinity.nodeId());
-        return n != null && n.alive && Placement.fitsTotal(n, actor.options.request()) ? n : null;
+        return n != null && n.alive && couldEverHold(n, actor.options) ? n : null;
     }
 
     /** A pending actor with a hard node affinity that no live node satisfies: Ray fails it as unschedulable. */
@@ -175,16 +175,24 @@ final class ActorScheduler {
         node.link.startActor(actor, actor.deviceIds);
     }
 
-    /** Why {@code request} fits no live node even when it is empty, or null if one could hold it. */
-    String neverFitsAnyNode(Resources request) {
+    /** Whether {@code n} could hold an actor with {@code options} once empty: its totals and its labels. */
+    private static boolean couldEverHold(Node n, ActorOptions options) {
+        return Placement.fitsTotal(n, options.request()) && options.labelSelector().matches(n.labels);
+    }
+
+    /** Why an actor with {@code options} fits no live node even when it is empty, or null if one could hold it. */
+    String neverFitsAnyNode(ActorOptions options) {
+        Resources request = options.request();
         List<Node> live = new ArrayList<>();
         for (Node n : nodes) {
             if (!n.alive) continue;
-            if (Placement.fitsTotal(n, request)) return null;
+            if (couldEverHold(n, options)) return null;
             live.add(n);
         }
         String unknownIp = Placement.unknownNodeIp(request, live);
         if (unknownIp != null) return unknownIp;
+        String labelled = Placement.noNodeLabelled(options.labelSelector(), live);
+        if (labelled != null) return labelled;
         return "no node in the cluster has (" + Placement.freeSummary(live) + " free now)";
     }
 }

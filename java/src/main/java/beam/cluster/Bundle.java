@@ -9,6 +9,8 @@ import java.util.Map;
 final class Bundle {
     final int index;
     final Resources spec;
+    /** Ray's bundle_label_selector entry: the labels its node must have ({@link LabelSelector#NONE}: any). */
+    final LabelSelector selector;
     Node node;
     Resources available;
     NodeDevices devices;
@@ -16,9 +18,10 @@ final class Bundle {
     /** Live actors placed in it (each holds 0.001 of Ray's bundle_group_ resources). */
     int actors;
 
-    Bundle(int index, Resources spec) {
+    Bundle(int index, Resources spec, LabelSelector selector) {
         this.index = index;
         this.spec = spec;
+        this.selector = selector;
     }
 
     boolean placed() {

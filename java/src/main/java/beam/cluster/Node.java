@@ -27,6 +27,8 @@ public final class Node {
     final Map<String, NodeAccelerator> accelerators;
     final NodeDevices devices;
     final List<String> gpuIds;
+    /** Its labels (Ray's node labels): its id as ray.io/node-id, the defaults and the user's, fixed at its join. */
+    final Map<String, String> labels;
     final NodeLink link;
     final long startedMillis = System.currentTimeMillis();
     boolean alive = true;
@@ -45,7 +47,14 @@ public final class Node {
 
     public Node(String id, String ip, String hostname, boolean head, Resources total,
                 Map<String, NodeAccelerator> accelerators, NodeLink link) {
+        this(id, ip, hostname, head, total, accelerators, Map.of(), link);
+    }
+
+    /** {@code labels}: what the node reported (defaults and the user's); its id is added here. */
+    public Node(String id, String ip, String hostname, boolean head, Resources total,
+                Map<String, NodeAccelerator> accelerators, Map<String, String> labels, NodeLink link) {
         this.id = id;
+        this.labels = Labels.ofNode(id, labels);
         this.ip = ip;
         this.hostname = hostname;
         this.head = head;
@@ -93,6 +102,10 @@ public final class Node {
         return accelerators;
     }
 
+    public Map<String, String> labels() {
+        return labels;
+    }
+
     public List<String> gpuIds() {
         return gpuIds;
     }
@@ -123,7 +136,7 @@ public final class Node {
     /** This node as it is now, its resources and facts copied (call with the cluster lock held). */
     NodeSnapshot snapshot() {
         return new NodeSnapshot(id, ip, hostname, head, alive, deathReason, total.copy(), available.copy(), accelerators,
-                gpuIds, startedMillis, rttMicros, facts, telemetry);
+                gpuIds, labels, startedMillis, rttMicros, facts, telemetry);
     }
 
     /**

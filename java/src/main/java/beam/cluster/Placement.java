@@ -50,19 +50,27 @@ final class Placement {
      * copying 10,000 nodes' state.
      */
     static List<Node> plan(String strategy, List<Resources> specs, Collection<Node> nodes) {
+        return plan(strategy, specs, List.of(), nodes);
+    }
+
+    /** As {@link #plan(String, List, Collection)}, bundle i only on nodes whose labels match {@code selectors[i]} (none: any). */
+    static List<Node> plan(String strategy, List<Resources> specs, List<LabelSelector> selectors, Collection<Node> nodes) {
+        List<LabelSelector> labels = selectors.isEmpty() ? java.util.Collections.nCopies(specs.size(), LabelSelector.NONE)
+                : selectors;
         return switch (strategy) {
-            case "STRICT_PACK" -> strictPack(specs, nodes);
-            case "STRICT_SPREAD" -> greedy(specs, nodes, true, true);
-            case "SPREAD" -> greedy(specs, nodes, true, false);
-            default -> greedy(specs, nodes, false, false);
+            case "STRICT_PACK" -> strictPack(specs, labels, nodes);
+            case "STRICT_SPREAD" -> greedy(specs, labels, nodes, true, true);
+            case "SPREAD" -> greedy(specs, labels, nodes, true, false);
+            default -> greedy(specs, labels, nodes, false, false);
         };
     }
 
-    private static List<Node> strictPack(List<Resources> specs, Collection<Node> nodes) {
+    private static List<Node> strictPack(List<Resources> specs, List<LabelSelector> selectors, Collection<Node> nodes) {
         Resources sum = new Resources();
         specs.forEach(sum::add);
         for (Node n : nodes) {
             if (!n.alive || !n.available.fits(sum)) continue;
+            if (!selectors.stream().allMatch(s -> s.matches(n.labels))) continue;
             Trial t = new Trial(n);
             boolean all = true;
             for (Resources spec : specs) {
@@ -80,15 +88,17 @@ final class Placement {
      * Greedy bundle-by-bundle over the nodes in order: PACK tries the nodes it used first,
      * SPREAD the unused ones first; strict forbids reuse.
      */
-    private static List<Node> greedy(List<Resources> specs, Collection<Node> nodes, boolean preferUnused,
-                                     boolean strict) {
+    private static List<Node> greedy(List<Resources> specs, List<LabelSelector> selectors, Collection<Node> nodes,
+                                     boolean preferUnused, boolean strict) {
         List<Node> result = new ArrayList<>(specs.size());
         Map<Node, Trial> trials = new HashMap<>();
         List<Trial> used = new ArrayList<>(); // in order of first use
-        for (Resources spec : specs) {
-            Trial chosen = preferUnused ? null : firstTaking(used, spec);
-            if (chosen == null) chosen = firstUnusedTaking(nodes, trials, spec);
-            if (chosen == null && preferUnused && !strict) chosen = firstTaking(used, spec);
+        for (int i = 0; i < specs.size(); i++) {
+            Resources spec = specs.get(i);
+            LabelSelector selector = selectors.get(i);
+            Trial chosen = preferUnused ? null : firstTaking(used, spec, selector);
+            if (chosen == null) chosen = firstUnusedTaking(nodes, trials, spec, selector);
+            if (chosen == null && preferUnused && !strict) chosen = firstTaking(used, spec, selector);
             if (chosen == null) return null;
             if (!chosen.used) {
                 chosen.used = true;
@@ -99,14 +109,15 @@ final class Placement {
         return result;
     }
 
-    private static Trial firstTaking(List<Trial> trials, Resources spec) {
-        for (Trial t : trials) if (t.take(spec)) return t;
+    private static Trial firstTaking(List<Trial> trials, Resources spec, LabelSelector selector) {
+        for (Trial t : trials) if (selector.matches(t.node.labels) && t.take(spec)) return t;
         return null;
     }
 
-    private static Trial firstUnusedTaking(Collection<Node> nodes, Map<Node, Trial> trials, Resources spec) {
+    private static Trial firstUnusedTaking(Collection<Node> nodes, Map<Node, Trial> trials, Resources spec,
+                                           LabelSelector selector) {
         for (Node n : nodes) {
-            if (!n.alive) continue;
+            if (!n.alive || !selector.matches(n.labels)) continue;
             Trial t = trials.get(n);
             if (t != null ? t.used : !n.available.fits(spec)) continue; // untouched: its free is the node's
             if (t == null) {
@@ -123,12 +134,25 @@ final class Placement {
      * not current use), or null if it could be once resources free up.
      */
     static String neverFits(String strategy, List<Resources> specs, List<Node> nodes) {
+        return neverFits(strategy, specs, List.of(), nodes);
+    }
+
+    /** As {@link #neverFits(String, List, List)}, judging bundle i only on the nodes {@code selectors[i]} matches. */
+    static String neverFits(String strategy, List<Resources> specs, List<LabelSelector> selectors, List<Node> nodes) {
         List<Node> alive = nodes.stream().filter(n -> n.alive).toList();
         if (alive.isEmpty()) return "the cluster has no live nodes";
         for (int i = 0; i < specs.size(); i++) {
             Resources spec = specs.get(i);
             String unknownIp = unknownNodeIp(spec, alive);
             if (unknownIp != null) return "bundle " + i + " " + unknownIp;
+            LabelSelector selector = selectors.isEmpty() ? LabelSelector.NONE : selectors.get(i);
+            if (!selector.isEmpty()) {
+                String labelled = noNodeLabelled(selector, alive);
+                if (labelled != null) return "bundle " + i + " " + labelled;
+                if (alive.stream().noneMatch(n -> selector.matches(n.labels) && fitsTotal(n, spec))) {
+                    return "bundle " + i + " " + spec + " fits on no node whose labels match " + selector;
+                }
+            }
             if (alive.stream().noneMatch(n -> fitsTotal(n, spec))) {
                 return "bundle " + i + " " + spec + " fits on no node: " + largest(alive, spec);
             }
@@ -209,6 +233,22 @@ final class Placement {
                     + ip + "`, or set VLLM_HOST_IP to one of the IPs the cluster knows";
         }
         return null;
+    }
+
+    /**
+     * Why {@code selector} matches no live node, naming each node's labels (its id left out),
+     * or null when one matches.
+     */
+    static String noNodeLabelled(LabelSelector selector, List<Node> alive) {
+        if (selector.isEmpty() || alive.stream().anyMatch(n -> selector.matches(n.labels))) return null;
+        StringBuilder sb = new StringBuilder("asks for a node whose labels match label_selector " + selector
+                + ", and no live node's do: ");
+        for (Node n : alive) {
+            Map<String, String> shown = new java.util.TreeMap<>(n.labels);
+            shown.remove(Labels.NODE_ID);
+            sb.append(n.ip).append(' ').append(shown).append(n == alive.get(alive.size() - 1) ? "" : "; ");
+        }
+        return sb.toString();
     }
 
     private static final String NODE_PREFIX = "node:";

@@ -29,11 +29,15 @@ final class PlacementGroup {
     /** Judged with {@link #waitingReason}: no node set of the cluster as it is could ever hold it. */
     boolean infeasible;
 
-    PlacementGroup(String id, String name, String strategy, List<Resources> specs, Client owner, boolean detached) {
+    /** {@code selectors}: one per bundle (Ray's bundle_label_selector), or empty for none. */
+    PlacementGroup(String id, String name, String strategy, List<Resources> specs, List<LabelSelector> selectors,
+                   Client owner, boolean detached) {
         this.id = id;
         this.name = name;
         this.strategy = strategy;
-        for (int i = 0; i < specs.size(); i++) bundles.add(new Bundle(i, specs.get(i)));
+        for (int i = 0; i < specs.size(); i++) {
+            bundles.add(new Bundle(i, specs.get(i), selectors.isEmpty() ? LabelSelector.NONE : selectors.get(i)));
+        }
         this.owner = owner;
         this.detached = detached;
     }

@@ -47,10 +47,16 @@ public final class PlacementGroups {
 
     public void create(Client owner, String id, String name, String strategy, List<Resources> bundles,
                        boolean detached) throws RequestException {
+        create(owner, id, name, strategy, bundles, List.of(), detached);
+    }
+
+    /** {@code selectors}: Ray's bundle_label_selector, one per bundle, or empty. */
+    public void create(Client owner, String id, String name, String strategy, List<Resources> bundles,
+                       List<LabelSelector> selectors, boolean detached) throws RequestException {
         synchronized (cluster) {
             if (groups.containsKey(id)) throw RequestException.value("placement group id " + id + " is already in use");
             GroupRules.check(strategy, bundles);
-            PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, owner, detached);
+            PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, selectors, owner, detached);
             index.watch(g, owner);
             index.created(g);
             groups.put(id, g);
@@ -192,7 +198,7 @@ public final class PlacementGroups {
         g.attempts++;
         List<Bundle> todo = g.bundles.stream().filter(b -> !b.placed()).toList();
         List<Resources> specs = todo.stream().map(b -> b.spec).toList();
-        List<Node> plan = Placement.plan(g.strategy, specs, candidates(g));
+        List<Node> plan = Placement.plan(g.strategy, specs, todo.stream().map(b -> b.selector).toList(), candidates(g));
         if (plan == null) return false;
         boolean rescheduled = g.state == GroupState.RESCHEDULING;
         for (int i = 0; i < plan.size(); i++) {
@@ -228,7 +234,7 @@ public final class PlacementGroups {
         g.lastWarningNanos = t;
         List<Resources> specs = g.bundles.stream().map(b -> b.spec).toList();
         List<Node> nodes = cluster.liveNodes();
-        String never = Placement.neverFits(g.strategy, specs, nodes);
+        String never = Placement.neverFits(g.strategy, specs, g.bundles.stream().map(b -> b.selector).toList(), nodes);
         g.infeasible = never != null;
         g.waitingReason = never != null
                 ? "can never be placed on the cluster as it is: " + never + ". It waits until such a node joins."

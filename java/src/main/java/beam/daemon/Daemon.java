@@ -89,7 +89,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         ObjectNode headFacts = NodeFacts.collect(nodeIp, node.accelerators, config.environment());
         headFacts.put("probe_port", port);
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
-                HostProbe.resources(config, nodeIp, true, node.accelerators), node.accelerators, localNode)
+                HostProbe.resources(config, nodeIp, true, node.accelerators), node.accelerators, node.labels, localNode)
                 .withFacts(headFacts));
         node.pythonVersions.thenAccept(py -> VersionCheck.record(cluster, nodeId, py));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());

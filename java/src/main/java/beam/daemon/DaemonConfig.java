@@ -5,7 +5,9 @@ import beam.codec.FrameLimits;
 import beam.config.Environment;
 import beam.http.HttpConfig;
 import beam.link.Heartbeat;
+import beam.cluster.Labels;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * Everything a daemon is started with, validated once. The environment is read once
@@ -36,12 +38,14 @@ import java.nio.file.Path;
  *                      the device root, the Python to ask for versions)
  * @param longCallSeconds a call running longer than this is named in ray status, the
  *                      dashboard and ray doctor ({@code --long-call-seconds}, {@link Environment#LONG_CALL_S})
+ * @param labels        this node's labels as the user gave them ({@code --labels}, {@code --labels-file},
+ *                      {@code RAY_OVERRIDE_LABELS}, checked); Ray's defaults go under them (NodeAssembly)
  */
 public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String resourcesJson, String nodeIp,
                            Path tempDir, long ownerPid, FrameLimits limits, int maxConnections, String headAddress,
                            String authToken, Heartbeat heartbeat, TlsConfig tls,
                            HttpConfig http, int maxActorProcesses, Environment environment,
-                           int longCallSeconds) {
+                           int longCallSeconds, Map<String, String> labels) {
     public static final int DEFAULT_LONG_CALL_SECONDS = 60;
     /** Ray's GCS port. */
     public static final int DEFAULT_PORT = 6379;
@@ -64,7 +68,7 @@ public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String re
                         long ownerPid, FrameLimits limits, int maxConnections, String headAddress, String authToken,
                         Heartbeat heartbeat, TlsConfig tls, int maxActorProcesses) {
         this(port, numGpus, numCpus, resourcesJson, nodeIp, tempDir, ownerPid, limits, maxConnections, headAddress,
-                authToken, heartbeat, tls, null, maxActorProcesses, Environment.current(), DEFAULT_LONG_CALL_SECONDS);
+                authToken, heartbeat, tls, null, maxActorProcesses, Environment.current(), DEFAULT_LONG_CALL_SECONDS, Map.of());
     }
 
     public boolean isHead() {
@@ -84,6 +88,7 @@ public record DaemonConfig(int port, Integer numGpus, Integer numCpus, String re
             throw new IllegalArgumentException("--long-call-seconds (or " + Environment.LONG_CALL_S + ") must be a whole number "
                     + "of seconds >= 1, got " + longCallSeconds);
         }
+        labels = Map.copyOf(Labels.checked(labels));
         if (environment == null) throw new IllegalArgumentException("a daemon needs its environment (Environment.current())");
     }
 }

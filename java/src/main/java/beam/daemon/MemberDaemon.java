@@ -83,7 +83,7 @@ public final class MemberDaemon implements RunningDaemon {
         }
         return new LinkMessage.Join(1, Protocol.VERSION, null, nodeId, nodeIp, HostProbe.hostname(),
                 session.dir().toString(), HostProbe.resources(config, nodeIp, false, node.accelerators).toJson(),
-                NodeAccelerator.toJson(node.accelerators), facts);
+                NodeAccelerator.toJson(node.accelerators), node.labels, facts);
     }
 
     /** What this node's health probes say: null while the head answers and nothing is stopping. */

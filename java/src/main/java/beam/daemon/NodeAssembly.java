@@ -3,6 +3,7 @@ package beam.daemon;
 import beam.node.NodeLogs;
 import beam.node.NodeAnswers;
 import beam.node.StackDumps;
+import beam.cluster.Labels;
 import beam.cluster.NodeAccelerator;
 import beam.codec.FrameCodec;
 import beam.codec.PayloadBudget;
@@ -53,6 +54,8 @@ final class NodeAssembly {
     final String nodeIp;
     /** This host's accelerators, probed once at construction (detection may run a vendor tool). */
     final Map<String, NodeAccelerator> accelerators;
+    /** Its labels but its id (the head adds that): Ray's defaults, under the user's. */
+    final Map<String, String> labels;
     final CompletableFuture<JsonNode> pythonVersions;
     final UserMetrics userMetrics = new UserMetrics();
     final FrameCodec codec;
@@ -71,6 +74,8 @@ final class NodeAssembly {
         this.pythonVersions = NodeFacts.pythonVersions(config.environment());
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(routeTo);
         this.accelerators = HostProbe.accelerators(config);
+        String model = accelerators.values().stream().map(NodeAccelerator::type).filter(t -> t != null).findFirst().orElse(null);
+        this.labels = Labels.merged(Labels.defaults(model, config.environment()::get), config.labels());
         this.codec = new FrameCodec(config.limits(), PayloadBudget.forThisHeap());
         // the agent starts later (startAgent): until then no pid is one of its actor processes
         this.answers = new NodeAnswers(new NodeLogs(session.logsDir()),

@@ -3,12 +3,14 @@ package beam.dispatch;
 import beam.cluster.Client;
 import beam.cluster.PlacementGroups;
 import beam.cluster.RequestException;
+import beam.cluster.Resources;
 import beam.codec.Frame;
 import beam.protocol.Frames;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
 import beam.views.GroupViews;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
 
 /**
  * A session's placement-group requests. {@code pg_create} and {@code pg_remove} come either
@@ -23,8 +25,9 @@ final class GroupRequests {
     static void create(Request.PgCreate p, Client me, PlacementGroups groups, FrameSink out)
             throws RequestException, BadRequest {
         try {
-            groups.create(me, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(),
-                    OptionsParser.bundles(p.rid(), p.bundles()), p.detached());
+            List<Resources> bundles = OptionsParser.bundles(p.rid(), p.bundles());
+            groups.create(me, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(), bundles,
+                    OptionsParser.bundleSelectors(p.rid(), p.bundleLabelSelector(), bundles.size()), p.detached());
         } catch (RequestException | BadRequest e) {
             if (p.rid() >= 0) throw e;
             out.send(Frames.pgEvent("pg_failed", p.pgId(), e.getMessage()));

@@ -1,6 +1,7 @@
 package beam.dispatch;
 
 import beam.cluster.ActorOptions;
+import beam.cluster.LabelSelector;
 import beam.cluster.NodeAffinity;
 import beam.cluster.Resources;
 import beam.protocol.Request.BadRequest;
@@ -59,9 +60,51 @@ final class OptionsParser {
             for (JsonNode m : o.path("methods")) methods.add(m.asText());
             return new ActorOptions(request, pg, bundle, env, runtimeEnv, maxConcurrency,
                     o.path("is_async").asBoolean(false), "detached".equals(o.path("lifetime").asText(null)), methods,
-                    affinity(o.get("node_affinity")), o.path("spread").asBoolean(false));
+                    affinity(o.get("node_affinity")), o.path("spread").asBoolean(false),
+                    selector(o.get("label_selector"), "label_selector"));
         } catch (IllegalArgumentException e) {
             throw new BadRequest(rid, "create_actor: " + e.getMessage());
+        }
+    }
+
+    /** A label selector ({@code {key: "value" | "!value" | "in(a,b)" | "!in(a,b)"}}), with Ray's words for a bad one. */
+    private static LabelSelector selector(JsonNode s, String what) {
+        if (s == null || s.isNull()) return LabelSelector.NONE;
+        if (!s.isObject()) throw new IllegalArgumentException(what + " must be a dict of str to str, got " + s);
+        Map<String, String> map = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!e.getValue().isTextual()) {
+                throw new IllegalArgumentException(what + "['" + e.getKey() + "'] must be a string, got " + e.getValue());
+            }
+            map.put(e.getKey(), e.getValue().asText());
+        }
+        return LabelSelector.parse(map);
+    }
+
+    /**
+     * {@code pg_create}'s {@code bundle_label_selector}: one selector per bundle, or none at all
+     * (Ray's words for a list of another length or a bad selector).
+     */
+    static List<LabelSelector> bundleSelectors(long rid, JsonNode list, int bundles) throws BadRequest {
+        if (list == null || list.isNull() || list.isArray() && list.isEmpty()) return List.of();
+        try {
+            if (!list.isArray() || list.size() != bundles) {
+                throw new IllegalArgumentException("Invalid bundle label selector " + list + ". The length of "
+                        + "`bundle_label_selector` should equal the length of `bundles`.");
+            }
+            List<LabelSelector> out = new ArrayList<>();
+            for (JsonNode s : list) {
+                try {
+                    out.add(selector(s, "bundle_label_selector[" + out.size() + "]"));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("Invalid label selector provided in bundle_label_selector list. "
+                            + "Detailed error: '" + e.getMessage() + "'");
+                }
+            }
+            return out;
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(rid, "pg_create: " + e.getMessage());
         }
     }
 

@@ -5,6 +5,7 @@ import beam.cluster.Cluster;
 import beam.cluster.RequestException;
 import beam.codec.Frame;
 import beam.codec.RelayHeader;
+import beam.cluster.NodeSnapshot;
 import beam.cluster.ProcessContext;
 import beam.protocol.Frames;
 import beam.protocol.Protocol;
@@ -143,6 +144,8 @@ public final class Session implements FramedClient {
         ObjectNode reply = Frames.ok(hello.rid());
         reply.put("node_id", origin.nodeId());
         reply.put("node_ip", origin.nodeIp());
+        NodeSnapshot node = cluster.node(origin.nodeId());
+        if (node != null) node.labels().forEach(reply.putObject("node_labels")::put);
         reply.put("job_id", jobId);
         reply.put("session_dir", origin.sessionDir());
         reply.put("gcs_address", daemon.gcsAddress());

@@ -2,6 +2,7 @@ package beam.link;
 
 import beam.auth.TokenAuth;
 import beam.cluster.Node;
+import beam.cluster.Labels;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.Resources;
 import beam.codec.Frame;
@@ -128,6 +129,7 @@ public final class HeadGate {
         try {
             resources = Resources.fromJson(join.resources(), "join resources");
             accelerators = NodeAccelerator.fromJson(join.accelerators());
+            Labels.checked(join.labels());
         } catch (IllegalArgumentException e) {
             refuse(connection, rid, e.getMessage());
             return;
@@ -139,7 +141,7 @@ public final class HeadGate {
                 heartbeat.periodMillis(), heartbeat.timeoutMillis())));
         ObjectNode facts = join.facts() != null ? join.facts() : JsonNodeFactory.instance.objectNode();
         Node node = new Node(nodeId, ip, join.hostname() != null ? join.hostname() : ip, false, resources,
-                accelerators, link).withFacts(facts);
+                accelerators, join.labels(), link).withFacts(facts);
         head.cluster().addNode(node);
         LOG.info("node " + ip + " (" + nodeId + ") joined with " + resources);
         link.run(node);

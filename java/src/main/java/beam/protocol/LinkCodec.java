@@ -33,6 +33,9 @@ import beam.util.NodeQuestion;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The one place link frames are written ({@link #encode}) and read ({@link #toHead},
@@ -78,6 +81,8 @@ public final class LinkCodec {
                 h.set("resources", j.resources());
                 h.set("facts", j.facts());
                 h.set("accelerators", j.accelerators());
+                ObjectNode labels = h.putObject("labels");
+                new TreeMap<>(j.labels()).forEach(labels::put);
             }
             case Welcome w -> {
                 h = Frames.ok(w.rid());
@@ -284,7 +289,17 @@ public final class LinkCodec {
         return new Join(h.path("rid").asLong(-1), h.path("proto").asInt(-1),
                 h.hasNonNull("auth") ? h.get("auth").asText() : null, h.path("node_id").asText(""),
                 h.path("node_ip").asText(""), h.path("hostname").asText(null), h.path("session_dir").asText(""),
-                h.get("resources"), h.get("accelerators"), h.get("facts") instanceof ObjectNode o ? o : null);
+                h.get("resources"), h.get("accelerators"), textFields(h.get("labels")),
+                h.get("facts") instanceof ObjectNode o ? o : null);
+    }
+
+    /** The text fields of a JSON object (others left out), or an empty map when it is no object. */
+    private static Map<String, String> textFields(JsonNode o) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (o instanceof ObjectNode obj) obj.fields().forEachRemaining(e -> {
+            if (e.getValue().isTextual()) out.put(e.getKey(), e.getValue().asText());
+        });
+        return out;
     }
 
     /** The head's answer to a join. */

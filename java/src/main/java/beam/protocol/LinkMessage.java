@@ -33,9 +33,15 @@ public sealed interface LinkMessage {
      * A node's first frame. Read leniently (absent fields are null, -1 or empty), because the
      * head checks them itself in the order that refuses a stranger before it reads any more
      * (link/HeadGate); {@code resources} and {@code accelerators} stay JSON for the same reason.
+     * {@code labels}: the node's labels but its id (a label that is not text is left out here
+     * and its syntax is checked by the head).
      */
     record Join(long rid, int proto, String auth, String nodeId, String nodeIp, String hostname, String sessionDir,
-                JsonNode resources, JsonNode accelerators, ObjectNode facts) implements LinkMessage {
+                JsonNode resources, JsonNode accelerators, Map<String, String> labels, ObjectNode facts)
+            implements LinkMessage {
+        public Join {
+            labels = labels == null ? Map.of() : Map.copyOf(labels);
+        }
     }
 
     /** The head's answer to a join (or to any first frame it refuses). */

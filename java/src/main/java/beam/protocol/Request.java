@@ -56,8 +56,9 @@ public sealed interface Request {
     record GetActor(long rid, String name, String namespace) implements Request {
     }
 
-    record PgCreate(long rid, String pgId, String name, String strategy, JsonNode bundles, boolean detached)
-            implements Request {
+    /** {@code bundleLabelSelector}: Ray's bundle_label_selector as sent (a list of one selector per bundle), or null. */
+    record PgCreate(long rid, String pgId, String name, String strategy, JsonNode bundles, JsonNode bundleLabelSelector,
+                    boolean detached) implements Request {
     }
 
     record PgRemove(long rid, String pgId) implements Request {
@@ -175,7 +176,7 @@ public sealed interface Request {
             case "get_actor" -> new GetActor(f.rid(), f.text("name"), f.optText("namespace"));
             // pg_create and pg_remove may come one-way (no rid): the shim's fast path, docs/PROTOCOL.md
             case "pg_create" -> new PgCreate(f.ridOrMinus(), f.hex("pg_id", 36), f.optText("name"), f.text("strategy"),
-                    f.array("bundles"), "detached".equals(f.optText("lifetime")));
+                    f.array("bundles"), h.get("bundle_label_selector"), "detached".equals(f.optText("lifetime")));
             case "pg_remove" -> new PgRemove(f.ridOrMinus(), f.hex("pg_id", 36));
             case "pg_table" -> new PgTable(f.rid(), h.hasNonNull("pg_id") ? f.hex("pg_id", 36) : null);
             case "pg_watch" -> new PgWatch(f.rid(), f.hex("pg_id", 36));

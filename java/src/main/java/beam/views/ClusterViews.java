@@ -99,12 +99,10 @@ public final class ClusterViews {
         return s;
     }
 
-    /** A node's {@code Labels}: its id, and its accelerator type where it has one. */
+    /** A node's {@code Labels}: its id, Ray's other defaults where they apply, and the user's. */
     public static ObjectNode labels(NodeSnapshot n) {
         ObjectNode labels = F.objectNode();
-        labels.put("ray.io/node-id", n.id());
-        n.accelerators().values().stream().filter(a -> a.type() != null).findFirst()
-                .ifPresent(a -> labels.put("ray.io/accelerator-type", a.type()));
+        n.labels().forEach(labels::put);
         return labels;
     }
 
