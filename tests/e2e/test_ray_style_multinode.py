@@ -59,3 +59,52 @@ def test_strict_spread_group_reschedules_when_a_node_dies(ray_start_cluster_head
     _wait(lambda: placement_group_table(pg)["state"] == "CREATED", "the group was placed again")
     remove_placement_group(pg)
     _wait(lambda: placement_group_table(pg)["state"] == "REMOVED", "the group was removed")
+
+
+@ray.remote(num_cpus=1)
+class Pinger:
+    def node(self):
+        return ray.get_runtime_context().get_node_id()
+
+    def ping(self):
+        return "pong"
+
+
+def _dies(call):
+    with pytest.raises(ray.exceptions.ActorDiedError):
+        ray.get(call, timeout=60)
+
+
+@pytest.mark.parametrize("ray_start_cluster_head", [{"num_cpus": 0}], indirect=True)
+def test_a_lost_node_kills_its_bundles_actors_and_a_removed_group_kills_the_rest(ray_start_cluster_head):
+    """As Ray 2.60 on the same program (actors without restarts): the actor on the lost node
+    dies, the one on the other node answers, the group reschedules and is placed again when a
+    node joins; removing it kills every actor in it and gives every CPU back."""
+    cluster = ray_start_cluster_head
+    nodes = [cluster.add_node(num_cpus=2) for _ in range(2)]
+    cluster.wait_for_nodes()
+    pg = placement_group([{"CPU": 1}] * 2, strategy="STRICT_SPREAD")
+    ray.get(pg.ready(), timeout=60)
+    in_bundle = lambda i: Pinger.options(scheduling_strategy=PlacementGroupSchedulingStrategy(  # noqa: E731
+        placement_group=pg, placement_group_bundle_index=i)).remote()
+    actors = [in_bundle(i) for i in range(2)]
+    where = ray.get([a.node.remote() for a in actors], timeout=60)
+    cluster.remove_node(next(n for n in nodes if n.node_id == where[0]))
+    _dies(actors[0].ping.remote())
+    assert ray.get(actors[1].ping.remote(), timeout=60) == "pong"
+    _wait(lambda: placement_group_table(pg)["state"] == "RESCHEDULING", "the group went RESCHEDULING")
+    cluster.add_node(num_cpus=2)
+    _wait(lambda: placement_group_table(pg)["state"] == "CREATED", "the group was placed again")
+    again = in_bundle(0)
+    assert ray.get(again.ping.remote(), timeout=60) == "pong"
+
+    remove_placement_group(pg)
+    _dies(actors[1].ping.remote())
+    _dies(again.ping.remote())
+    _wait(lambda: placement_group_table(pg)["state"] == "REMOVED", "the group was removed")
+    _wait(lambda: ray.available_resources().get("CPU") == ray.cluster_resources()["CPU"] == 4,
+          "every CPU was free again")
+    assert [k for k in ray.available_resources() if "_group_" in k] == []
+    # Ray leaves an actor created in a removed group pending for ever; beam says so at once
+    with pytest.raises(ValueError, match="has been removed"):
+        in_bundle(1)
