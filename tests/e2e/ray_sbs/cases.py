@@ -38,6 +38,9 @@ class Probe:
     def bye(self):
         ray.actor.exit_actor()
 
+    def labels(self):
+        return ray.get_runtime_context().get_node_labels()
+
     def bye_caught(self):
         try:
             ray.actor.exit_actor()
@@ -252,6 +255,45 @@ def case_get_if_exists_without_name():
                        outcome(lambda: Probe.options(name="").remote())))
 
 
+def _refusal(fn, words):
+    """The exception class, and whether its message has Ray's words (beam may name the request before them)."""
+    try:
+        fn()
+        return "accepted"
+    except Exception as e:  # noqa: BLE001 - the outcome is the observation
+        return f"{type(e).__name__} {'with' if words in str(e) else 'without'} Ray's words"
+
+
+def case_node_labels():
+    node_id = ray.get_runtime_context().get_node_id()
+    labels = ray.get_runtime_context().get_node_labels()
+    inside = ray.get(Probe.options(label_selector={"ray.io/node-id": node_id}).remote().labels.remote(), timeout=30)
+    return f"driver {sorted(labels)} is own id {labels.get('ray.io/node-id') == node_id} / actor same {inside == labels}"
+
+
+def case_label_selector_refused():
+    return " / ".join((
+        _refusal(lambda: Probe.options(label_selector={"zone": "-x"}).remote(), "Invalid label selector value `-x`"),
+        _refusal(lambda: Probe.options(label_selector={"-k": "a"}).remote(), "Invalid label key name `-k`"),
+        _refusal(lambda: Probe.options(label_selector={"zone": "in(a,b)", "ray.io/node-id": "!x"}).remote(), "")))
+
+
+def case_bundle_label_selector():
+    node_id = ray.get_runtime_context().get_node_id()
+    pg = placement_group([{"CPU": 1}], bundle_label_selector=[{"ray.io/node-id": node_id}])
+    placed = pg.wait(30)
+    never = placement_group([{"CPU": 1}], bundle_label_selector=[{"zone": "nowhere"}])
+    waits = not never.wait(1)
+    from ray.util.placement_group import remove_placement_group
+    for g in (pg, never):
+        remove_placement_group(g)
+    return " / ".join((f"placed {placed}", f"unmatched waits {waits}",
+                       _refusal(lambda: placement_group([{"CPU": 1}], bundle_label_selector=[{}, {}]),
+                                "The length of `bundle_label_selector` should equal the length of `bundles`."),
+                       _refusal(lambda: placement_group([{"CPU": 1}], bundle_label_selector={"a": "b"}),
+                                "Placement group bundle_label_selector must be a list, got <class 'dict'>.")))
+
+
 EXPECTED = {
     "exit_sync": "ActorDiedError INTENDED_USER_EXIT / ActorDiedError INTENDED_USER_EXIT / atexit ran",
     "exit_caught": "ActorDiedError INTENDED_USER_EXIT / ActorDiedError INTENDED_USER_EXIT / atexit ran",
@@ -273,6 +315,9 @@ EXPECTED = {
     "remote_function": "ok 1",
     "get_or_create": "1 distinct of 10, errors: []",
     "get_if_exists_without_name": "ValueError: The actor name must be specified to use `get_if_exists`. / ValueError: Actor name cannot be an empty string.",
+    "node_labels": "driver ['ray.io/node-id'] is own id True / actor same True",
+    "label_selector_refused": "ValueError with Ray's words / ValueError with Ray's words / accepted",
+    "bundle_label_selector": "placed True / unmatched waits True / ValueError with Ray's words / ValueError with Ray's words",
 }
 # Where beam differs on purpose (README, "Scope"): it refuses with its own error instead.
 OUT_OF_SCOPE = {"max_restarts", "remote_function"}
