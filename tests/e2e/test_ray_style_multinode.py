@@ -108,3 +108,36 @@ def test_a_lost_node_kills_its_bundles_actors_and_a_removed_group_kills_the_rest
     # Ray leaves an actor created in a removed group pending for ever; beam says so at once
     with pytest.raises(ValueError, match="has been removed"):
         in_bundle(1)
+
+
+@pytest.mark.parametrize("ray_start_cluster_head", [{"num_cpus": 0}], indirect=True)
+def test_bundle_resources_per_node_are_on_the_node_that_holds_the_bundle(ray_start_cluster_head):
+    """As Ray 2.60 on the same program: each node lists its own bundles' resources (a group's
+    ``<R>_group_<pg>`` sums only its bundles there) and an actor in a bundle takes from it;
+    ray.nodes() shows each node's own resources without them."""
+    from ray._private import state
+
+    cluster = ray_start_cluster_head
+    nodes = [cluster.add_node(num_cpus=2) for _ in range(2)]
+    cluster.wait_for_nodes()
+    pg = placement_group([{"CPU": 1}] * 2, strategy="STRICT_SPREAD")
+    ray.get(pg.ready(), timeout=60)
+    actor = Pinger.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
+        placement_group=pg, placement_group_bundle_index=0)).remote()
+    busy = ray.get(actor.node.remote(), timeout=60)
+    idle = next(n.node_id for n in nodes if n.node_id != busy)
+    pg_id = pg.id.hex()
+    own = lambda d: {k.replace(pg_id, "PG"): v for k, v in d.items() if "_group_" in k}  # noqa: E731
+    total = state.total_resources_per_node()
+    assert own(total[busy]) == {"CPU_group_0_PG": 1.0, "CPU_group_PG": 1.0, "bundle_group_0_PG": 1000.0,
+                                "bundle_group_PG": 1000.0}
+    assert own(total[idle]) == {"CPU_group_1_PG": 1.0, "CPU_group_PG": 1.0, "bundle_group_1_PG": 1000.0,
+                                "bundle_group_PG": 1000.0}
+    available = state.available_resources_per_node()
+    assert own(available[busy]) == {"bundle_group_0_PG": 999.999, "bundle_group_PG": 999.999}
+    assert own(available[idle]) == own(total[idle])
+    assert available[busy]["CPU"] == available[idle]["CPU"] == 1.0
+    assert all(own(n["Resources"]) == {} for n in ray.nodes())
+    remove_placement_group(pg)
+    _wait(lambda: all(own(r) == {} for r in state.total_resources_per_node().values()),
+          "the removed group's resources left every node")

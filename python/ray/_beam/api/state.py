@@ -41,12 +41,13 @@ def available_resources() -> Dict[str, float]:
 
 
 def available_resources_per_node() -> Dict[str, Dict[str, float]]:
-    return {n["NodeID"]: _floats(n.get("Available"))
+    """Each live node's free resources, its placement groups' bundle resources among them (as Ray's)."""
+    return {n["NodeID"]: _floats({**(n.get("Available") or {}), **(n.get("BeamBundleAvailable") or {})})
             for n in cluster_state().get("nodes") or [] if n.get("Alive", True)}
 
 
 def total_resources_per_node() -> Dict[str, Dict[str, float]]:
-    return {n["NodeID"]: _floats(n.get("Resources"))
+    return {n["NodeID"]: _floats({**(n.get("Resources") or {}), **(n.get("BeamBundleResources") or {})})
             for n in cluster_state().get("nodes") or [] if n.get("Alive", True)}
 
 

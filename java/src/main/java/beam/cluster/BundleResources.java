@@ -1,6 +1,8 @@
 package beam.cluster;
 
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The resources a placed group adds to its nodes, named as Ray names them: for each bundle
@@ -19,17 +21,30 @@ public record BundleResources(Resources total, Resources available) {
 
     /** Ray's bundle resources of {@code groups}; call with the cluster lock held. */
     static BundleResources of(Collection<PlacementGroup> groups) {
-        Resources total = new Resources();
-        Resources available = new Resources();
+        BundleResources all = new BundleResources(new Resources(), new Resources());
+        for (BundleResources onNode : perNode(groups).values()) {
+            all.total.add(onNode.total);
+            all.available.add(onNode.available);
+        }
+        return all;
+    }
+
+    /**
+     * The same per node id, as each node holds them (Ray's {@code available_resources_per_node()}:
+     * a group's {@code <R>_group_<pg>} on a node sums only its bundles there). Cluster lock held.
+     */
+    static Map<String, BundleResources> perNode(Collection<PlacementGroup> groups) {
+        Map<String, BundleResources> out = new LinkedHashMap<>();
         for (PlacementGroup g : groups) {
             if (g.state != GroupState.CREATED) continue;
             for (Bundle b : g.bundles) {
                 if (b.node == null || !b.node.alive) continue;
-                add(total, b.spec, BUNDLE_UNITS, b.index, g.id);
-                add(available, b.available, BUNDLE_UNITS - ACTOR_MARK * b.actors, b.index, g.id);
+                BundleResources on = out.computeIfAbsent(b.node.id, id -> new BundleResources(new Resources(), new Resources()));
+                add(on.total, b.spec, BUNDLE_UNITS, b.index, g.id);
+                add(on.available, b.available, BUNDLE_UNITS - ACTOR_MARK * b.actors, b.index, g.id);
             }
         }
-        return new BundleResources(total, available);
+        return out;
     }
 
     private static void add(Resources into, Resources of, long bundleMark, int index, String pg) {

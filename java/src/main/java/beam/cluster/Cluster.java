@@ -12,6 +12,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -338,8 +339,8 @@ public final class Cluster {
         return new ResourceView(nodeSnapshots(), groups.bundleResources());
     }
 
-    /** The nodes and the bundle resources at one moment (the cluster_state view). */
-    public record ResourceView(List<NodeSnapshot> nodes, BundleResources bundles) {
+    /** The nodes and the bundle resources on each (by node id) at one moment (the cluster_state view). */
+    public record ResourceView(List<NodeSnapshot> nodes, Map<String, BundleResources> bundlesByNode) {
     }
 
     /** Every node that ever joined, in join order, dead ones included, as it is now. */

@@ -273,9 +273,9 @@ public final class PlacementGroups {
         }
     }
 
-    /** Ray's bundle resources of the placed groups; the caller holds the cluster lock. */
-    BundleResources bundleResources() {
-        return BundleResources.of(groups.values());
+    /** Ray's bundle resources of the placed groups, by node id; the caller holds the cluster lock. */
+    Map<String, BundleResources> bundleResources() {
+        return BundleResources.perNode(groups.values());
     }
 
     /** Every group that is not removed; the caller holds the cluster lock. */

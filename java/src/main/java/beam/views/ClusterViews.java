@@ -2,12 +2,14 @@ package beam.views;
 
 import beam.cluster.ActorHistory;
 import beam.cluster.ActorSnapshot;
+import beam.cluster.BundleResources;
 import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
 import beam.cluster.NodeSnapshot;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.Resources;
 import beam.codec.FrameCodec;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -40,12 +42,24 @@ public final class ClusterViews {
     public static ObjectNode state(Cluster cluster) {
         Cluster.ResourceView view = cluster.resourceView();
         ObjectNode s = state(cluster.namespace(), view.nodes());
-        addBundles((ObjectNode) s.get("total"), view.bundles().total(), false);
-        addBundles((ObjectNode) s.get("available"), view.bundles().available(), true);
+        Resources total = new Resources();
+        Resources available = new Resources();
+        for (JsonNode node : s.get("nodes")) {
+            BundleResources bundles = view.bundlesByNode().get(node.get("NodeID").asText());
+            if (bundles == null) continue;
+            // apart from Resources and Available, which ray.nodes() shows without them, as Ray's;
+            // available_resources_per_node() and total_resources_per_node() add them, as Ray's
+            addBundles(((ObjectNode) node).putObject("BeamBundleResources"), bundles.total(), false);
+            addBundles(((ObjectNode) node).putObject("BeamBundleAvailable"), bundles.available(), true);
+            total.add(bundles.total());
+            available.add(bundles.available());
+        }
+        addBundles((ObjectNode) s.get("total"), total, false);
+        addBundles((ObjectNode) s.get("available"), available, true);
         return s;
     }
 
-    /** Ray's bundle resources beside the nodes' own (available_resources() leaves out those at zero, as Ray's). */
+    /** Ray's bundle resources beside the nodes' own (available ones leave out those at zero, as Ray's). */
     private static void addBundles(ObjectNode into, Resources bundles, boolean dropZero) {
         for (Map.Entry<String, Long> e : bundles.asMap().entrySet()) {
             if (dropZero && e.getValue() <= 0) continue;
