@@ -10,12 +10,11 @@ import beam.protocol.Frames;
 import beam.protocol.Protocol;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
+import beam.protocol.RequestCodec;
 import beam.util.ErrorKind;
 import beam.views.ClusterViews;
 import beam.views.Doctor;
 import beam.views.Stacks;
-import beam.views.Stacks;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -98,7 +97,7 @@ public final class Session implements FramedClient {
     private void handshake(Frame first) {
         Request request;
         try {
-            request = Request.parse(first.header());
+            request = RequestCodec.parse(first.header());
         } catch (BadRequest e) {
             refuse(e.rid(), e.getMessage());
             return;
@@ -160,16 +159,12 @@ public final class Session implements FramedClient {
         }
         Request request;
         try {
-            request = Request.parse(frame.header());
+            request = RequestCodec.parse(frame.header());
         } catch (BadRequest e) {
             if (e.rid() >= 0) out.send(Frames.error(e.rid(), ErrorKind.INVALID_REQUEST, e.getMessage()));
-            else if (frame.header().hasNonNull("oid") && frame.header().get("oid").isTextual()) {
-                String oid = frame.header().get("oid").asText();
-                if (oid.length() == 56) out.send(Frames.failedResult(oid, ErrorKind.INVALID_REQUEST, e.getMessage()));
-                else LOG.warning(describe() + ": " + e.getMessage());
-            } else if (frame.op().equals("pg_create") && frame.header().path("pg_id").isTextual()) {
-                out.send(Frames.pgEvent("pg_failed", frame.header().get("pg_id").asText(), e.getMessage()));
-            } else {
+            else if (e.oid() != null) out.send(Frames.failedResult(e.oid(), ErrorKind.INVALID_REQUEST, e.getMessage()));
+            else if (e.pgId() != null) out.send(Frames.pgEvent("pg_failed", e.pgId(), e.getMessage()));
+            else {
                 LOG.warning(describe() + " sent a bad one-way message: " + e.getMessage());
             }
             return;
@@ -248,7 +243,7 @@ public final class Session implements FramedClient {
             case Request.StateList l -> out.send(StateRequests.list(l, cluster.snapshot()));
             case Request.StateSummary l -> out.send(StateRequests.summary(l, cluster.snapshot()));
             case Request.DaemonStats s -> {
-                if (frame.header().path("gc").asBoolean(false)) System.gc();
+                if (s.gc()) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
             }
             case Request.Disconnect d -> {
@@ -267,12 +262,9 @@ public final class Session implements FramedClient {
             case Request.Result r -> {
                 if (actorId == null) throw RequestException.value("only actor workers send results");
                 if (!"ok".equals(r.status())) cluster.callStats().failed();
-                ObjectNode h = frame.header();
-                ObjectNode out = Frames.header("result");
-                out.put("oid", r.oid());
-                out.put("status", r.status());
-                for (String extra : List.of("kind", "message")) if (h.hasNonNull(extra)) out.set(extra, h.get(extra));
-                cluster.onResult(actorId, r.oid(), "ok".equals(r.status()), new WireFrame(new Frame(out, frame.payload())));
+                // written again from the record: only the fields a result has go on to the caller
+                Frame result = new Frame(RequestCodec.encode(r), frame.payload());
+                cluster.onResult(actorId, r.oid(), "ok".equals(r.status()), new WireFrame(result));
             }
         }
     }
