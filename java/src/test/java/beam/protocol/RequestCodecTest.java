@@ -43,7 +43,7 @@ class RequestCodecTest {
         e.put("Hello", new Request.Hello(1, 1, "worker", ACTOR, 1234, "/usr/bin/python3", "/home/u",
                 List.of("/home/u", "/usr/lib/python3.11"), false, "ns"));
         e.put("CreateActor", new Request.CreateActor(2, ACTOR, "Worker", "w0", "ns",
-                (ObjectNode) JSON.readTree("{\"num_cpus\":0,\"num_gpus\":1.0,\"methods\":[\"run\"]}"), true));
+                (ObjectNode) JSON.readTree("{\"num_cpus\":0,\"num_gpus\":1.0,\"max_concurrency\":1,\"is_async\":false,\"methods\":[\"run\"]}"), true));
         e.put("Call", new Request.Call(ACTOR, OID, "execute_method", "init_device"));
         e.put("Kill", new Request.Kill(3, ACTOR, true));
         e.put("Lend", new Request.Lend(ACTOR));
