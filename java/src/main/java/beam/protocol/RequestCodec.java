@@ -121,8 +121,8 @@ public final class RequestCodec {
         Fields f = new Fields(h);
         String op = h.get("op").asText();
         Reader reader = READERS.get(op);
-        if (reader == null) throw new BadRequest(f.ridOrMinus(), "unknown op '" + Request.clip(op) + "'");
         try {
+            if (reader == null) throw new BadRequest(f.ridOrMinus(), "unknown op '" + Request.clip(op) + "'");
             return reader.read(f, h);
         } catch (BadRequest e) {
             if (e.rid() >= 0) throw e;
@@ -130,7 +130,7 @@ public final class RequestCodec {
             JsonNode oid = h.get("oid");
             JsonNode pgId = h.get("pg_id");
             throw new BadRequest(-1, e.getMessage(), oid != null && oid.isTextual() && oid.asText().length() == 56
-                    ? oid.asText() : null, op.equals("pg_create") && pgId != null && pgId.isTextual() ? pgId.asText() : null);
+                    ? oid.asText() : null, op.equals(op(PgCreate.class)) && pgId != null && pgId.isTextual() ? pgId.asText() : null);
         }
     }
 
