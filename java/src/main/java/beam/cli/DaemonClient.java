@@ -95,7 +95,7 @@ final class DaemonClient implements AutoCloseable {
             throw new IOException("bad frame from the daemon: " + e.getMessage());
         } catch (IOException e) {
             if (!timedOut.get()) throw e;
-            throw new IOException("the beam daemon on " + socket + " did not answer '" + header.get("op").asText()
+            throw new IOException("the beam daemon on " + socket + " did not answer '" + RequestCodec.op(request.getClass())
                     + "' within " + replyTimeout.toSeconds() + " s; it may be stuck. Its log is beamd.log in the session"
                     + " directory (`ray status` names it); `ray stop --force` ends it.");
         } finally {
