@@ -7,7 +7,6 @@ import beam.codec.Frame;
 import beam.codec.RelayHeader;
 import beam.cluster.ProcessContext;
 import beam.protocol.Frames;
-import beam.protocol.Protocol;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
 import beam.protocol.RequestCodec;
@@ -15,7 +14,6 @@ import beam.util.ErrorKind;
 import beam.views.ClusterViews;
 import beam.views.Doctor;
 import beam.views.Stacks;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -102,19 +100,12 @@ public final class Session implements FramedClient {
             refuse(e.rid(), e.getMessage());
             return;
         }
-        if (!(request instanceof Request.Hello hello)) {
-            refuse(request.rid(), "the first message on a connection must be 'hello' (see docs/PROTOCOL.md)");
+        String refusal = Handshake.refusal(request);
+        if (refusal != null) {
+            refuse(request.rid(), refusal);
             return;
         }
-        if (hello.proto() != Protocol.VERSION) {
-            refuse(hello.rid(), "protocol version mismatch: this daemon speaks " + Protocol.VERSION
-                    + ", the client speaks " + hello.proto() + ". Install the same beam version on both.");
-            return;
-        }
-        if (!hello.role().equals("driver") && !hello.role().equals("worker")) {
-            refuse(hello.rid(), "hello: role must be 'driver' or 'worker'");
-            return;
-        }
+        Request.Hello hello = (Request.Hello) request;
         pid = hello.pid();
         logToDriver = hello.logToDriver();
         processContext = new ProcessContext(hello.python(), hello.cwd(), hello.sysPath());
@@ -139,16 +130,7 @@ public final class Session implements FramedClient {
             }
         }
         role = hello.role();
-        ObjectNode reply = Frames.ok(hello.rid());
-        reply.put("node_id", origin.nodeId());
-        reply.put("node_ip", origin.nodeIp());
-        reply.put("job_id", jobId);
-        reply.put("session_dir", origin.sessionDir());
-        reply.put("gcs_address", daemon.gcsAddress());
-        reply.put("namespace", namespace);
-        reply.put("max_header_bytes", daemon.limits().maxHeaderBytes());
-        reply.put("max_payload_bytes", daemon.limits().maxPayloadBytes());
-        out.send(new Frame(reply));
+        out.send(Handshake.reply(hello.rid(), jobId, namespace, daemon, origin));
         if (actor != null) out.send(ActorInit.frame(actor, daemon, origin));
     }
 
