@@ -1,5 +1,7 @@
-"""Regenerate tests/golden/frames.json (shared by the Python and Java codec tests) and
-link_frames.json (node-link frames, for the Java link codec's test).
+"""Regenerate tests/golden/frames.json (shared by the Python and Java codec tests),
+request_frames.json (one per client request, for the Java request codec's test and the
+Python test of what the shim sends) and link_frames.json (node-link frames, for the Java
+link codec's test).
 
 Headers are encoded with json.dumps(header, separators=(",", ":"), ensure_ascii=False) in
 key insertion order; frame_hex is the exact wire form. Run: python tests/golden/gen_frames.py
@@ -127,6 +129,53 @@ for _kind, _question, _args, _answers in NODE_QUESTIONS:
                      {"op": "node_answer", "ask_id": 3, "kind": _kind, "result": _result}, b"", _answer))
 
 
+PG = "0123456789abcdef0123456789ab01000000"
+OID = "00" * 24 + "00000000"
+# One header per client request (beam.protocol.Request, docs/PROTOCOL.md): each names its record.
+# The Java test reads each into the record it expects and writes that record back to the same
+# header (RequestCodec); the Python test checks that the shim sends this header for each op it sends.
+REQUESTS = [
+    ("Hello", {"op": "hello", "rid": 1, "proto": 1, "role": "worker", "actor_id": ACTOR, "pid": 1234,
+               "python": "/usr/bin/python3", "cwd": "/home/u", "sys_path": ["/home/u", "/usr/lib/python3.11"],
+               "log_to_driver": False, "namespace": "ns"}, b""),
+    ("CreateActor", {"op": "create_actor", "rid": 2, "actor_id": ACTOR, "class_name": "Worker", "name": "w0",
+                     "namespace": "ns", "options": {"num_cpus": 0, "num_gpus": 1.0, "max_concurrency": 1, "is_async": False,
+                                 "methods": ["run"]},
+                     "get_if_exists": True, "plen": 3}, b"\x80\x05."),
+    ("Call", {"op": "call", "actor_id": ACTOR, "method": "execute_method", "oid": OID, "label": "init_device",
+              "plen": 3}, b"\x80\x05."),
+    ("Kill", {"op": "kill", "rid": 3, "actor_id": ACTOR, "no_restart": True}, b""),
+    ("Lend", {"op": "lend", "actor_id": ACTOR}, b""),
+    ("Borrow", {"op": "borrow", "actor_id": ACTOR, "lent": True}, b""),
+    ("Release", {"op": "release", "actor_id": ACTOR}, b""),
+    ("GetActor", {"op": "get_actor", "rid": 4, "name": "w0", "namespace": "ns"}, b""),
+    # one-way (no rid): the shim's fast path
+    ("PgCreate", {"op": "pg_create", "pg_id": PG, "name": "g", "strategy": "STRICT_PACK",
+                  "bundles": [{"GPU": 1.0, "CPU": 1.0}, {"GPU": 1.0}], "lifetime": "detached"}, b""),
+    ("PgRemove", {"op": "pg_remove", "rid": 5, "pg_id": PG}, b""),
+    ("PgTable", {"op": "pg_table", "rid": 6, "pg_id": PG}, b""),
+    ("PgWatch", {"op": "pg_watch", "rid": 7, "pg_id": PG}, b""),
+    ("ClusterState", {"op": "cluster_state", "rid": 8}, b""),
+    ("Status", {"op": "status", "rid": 9}, b""),
+    ("StateList", {"op": "state_list", "rid": 10, "table": "actors", "filters": [["state", "=", "ALIVE"]],
+                   "limit": 5, "detail": True, "id": ACTOR}, b""),
+    ("StateSummary", {"op": "state_summary", "rid": 11, "table": "tasks"}, b""),
+    ("Shutdown", {"op": "shutdown", "rid": 12}, b""),
+    ("Disconnect", {"op": "disconnect", "rid": 13}, b""),
+    ("Doctor", {"op": "doctor", "rid": 14}, b""),
+    ("Logs", {"op": "logs", "rid": 15, "actor_id": ACTOR, "node_id": NODE, "err": True, "lines": 50,
+              "offset": 4096}, b""),
+    ("Stack", {"op": "stack", "rid": 16, "node_ip": "10.0.0.2", "pid": 4242}, b""),
+    ("DaemonStats", {"op": "daemon_stats", "rid": 17, "gc": True}, b""),
+    ("Metrics", {"op": "metrics", "metrics": [{"name": "requests", "kind": "counter", "description": "",
+                                               "tags": {}, "value": 12.0}]}, b""),
+    ("ActorReady", {"op": "actor_ready", "actor_id": ACTOR, "repr_name": "Worker(rank=0)"}, b""),
+    ("ActorFailed", {"op": "actor_failed", "actor_id": ACTOR, "message": "ZeroDivisionError: division by zero"}, b""),
+    # a result with fields beyond the plain ones takes the parsed path
+    ("Result", {"op": "result", "oid": OID, "status": "error", "kind": "ValueError", "message": "bad method"}, b""),
+]
+
+
 # Frames that break the framing rules: the receiver must close the connection.
 BAD = [
     ("zero_header_length", "00000000"),
@@ -163,6 +212,8 @@ def main():
            [dict(_case(name, header, payload), reader=reader, message=message,
                  **({"carries": rest[0]} if rest else {}))
             for name, reader, message, header, payload, *rest in LINK])
+    _write(os.path.join(here, "request_frames.json"),
+           [dict(_case(request, header, payload), request=request) for request, header, payload in REQUESTS])
     bad = [{"name": n, "frame_hex": h} for n, h in BAD]
     with open(os.path.join(os.path.dirname(path), "bad_frames.json"), "w") as f:
         json.dump(bad, f, indent=1)

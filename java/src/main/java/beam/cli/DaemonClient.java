@@ -6,7 +6,8 @@ import beam.codec.FrameException;
 import beam.codec.FrameLimits;
 import beam.config.Environment;
 import beam.protocol.Protocol;
-import beam.protocol.Frames;
+import beam.protocol.Request;
+import beam.protocol.RequestCodec;
 import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedInputStream;
@@ -19,7 +20,9 @@ import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongFunction;
 
 /**
  * A minimal blocking client for the CLI: hello, then one request at a time. A daemon that
@@ -50,12 +53,9 @@ final class DaemonClient implements AutoCloseable {
         channel.connect(UnixDomainSocketAddress.of(socket));
         in = new BufferedInputStream(Channels.newInputStream(channel));
         out = Channels.newOutputStream(channel);
-        ObjectNode hello = Frames.header("hello");
-        hello.put("proto", Protocol.VERSION);
-        hello.put("role", "driver");
-        hello.put("pid", ProcessHandle.current().pid());
-        hello.put("log_to_driver", false);
-        request(hello);
+        // no python, cwd or sys_path: the CLI has no Python stack to dump nor actors to start like itself
+        request(rid -> new Request.Hello(rid, Protocol.VERSION, "driver", null, ProcessHandle.current().pid(), null, null,
+                List.of(), false, null));
     }
 
     /** The daemon answered and refused the request (bad input): its words say why. */
@@ -65,9 +65,13 @@ final class DaemonClient implements AutoCloseable {
         }
     }
 
-    /** Sends {@code header} as a request and returns the reply; throws with the daemon's error text. */
-    ObjectNode request(ObjectNode header) throws IOException {
-        header.put("rid", nextRid++);
+    /**
+     * Sends the request {@code withRid} makes of the next request id and returns the reply;
+     * throws with the daemon's error text.
+     */
+    ObjectNode request(LongFunction<Request> withRid) throws IOException {
+        Request request = withRid.apply(nextRid++);
+        ObjectNode header = RequestCodec.encode(request);
         AtomicBoolean timedOut = new AtomicBoolean();
         Scheduler.Timer watchdog = scheduler.after(replyTimeout.toMillis(), () -> {
             timedOut.set(true);
@@ -91,7 +95,7 @@ final class DaemonClient implements AutoCloseable {
             throw new IOException("bad frame from the daemon: " + e.getMessage());
         } catch (IOException e) {
             if (!timedOut.get()) throw e;
-            throw new IOException("the beam daemon on " + socket + " did not answer '" + header.path("op").asText()
+            throw new IOException("the beam daemon on " + socket + " did not answer '" + RequestCodec.op(request.getClass())
                     + "' within " + replyTimeout.toSeconds() + " s; it may be stuck. Its log is beamd.log in the session"
                     + " directory (`ray status` names it); `ray stop --force` ends it.");
         } finally {

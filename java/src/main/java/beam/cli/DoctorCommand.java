@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.protocol.Request;
 import beam.codec.FrameCodec;
 import beam.config.Environment;
 import beam.views.HostChecks;
@@ -32,7 +33,7 @@ public final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode report = daemon.ask(env, "doctor", "doctor");
+        ObjectNode report = daemon.ask(env, "doctor", Request.Doctor::new);
         if (report == null) return 1;
         if (json) {
             System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(report));

@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.protocol.Request;
 import beam.config.Environment;
 import beam.auth.TlsConfig;
 import beam.codec.Frame;
@@ -96,7 +97,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
 
     private String checkLocal() throws IOException {
         // --address here names the head to check over TCP, so the daemon is found as if none were given
-        ObjectNode state = LocalDaemon.ask(env, tempDir, null, "health-check", "cluster_state"); // prints why when none
+        ObjectNode state = LocalDaemon.ask(env, tempDir, null, "health-check", Request.ClusterState::new); // prints why when none
         if (state == null) throw new IOException("no beam daemon is running that this command can use (why: above); give the head's --address, or start one with `ray start`");
         long alive = 0;
         for (var n : state.path("nodes")) if (n.path("Alive").asBoolean()) alive++;

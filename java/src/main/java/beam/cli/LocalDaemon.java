@@ -1,11 +1,12 @@
 package beam.cli;
 
 import beam.config.Environment;
-import beam.protocol.Frames;
+import beam.protocol.Request;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.LongFunction;
 import picocli.CommandLine.Option;
 
 /**
@@ -22,27 +23,22 @@ final class LocalDaemon {
     @Option(names = "--address", description = "The cluster's HOST:PORT (default: $RAY_ADDRESS): the local daemon serving it answers.")
     String address;
 
-    /** The daemon's reply to {@code op} for {@code command}, or null after printing why no daemon answers. */
-    ObjectNode ask(Environment env, String command, String op) throws IOException {
-        return ask(env, tempDir, address, command, op);
+    /**
+     * The daemon's reply to the request {@code withRid} makes (of the request id the client
+     * gives it, e.g. {@code Request.Status::new}) for {@code command}, or null after printing
+     * why no daemon answers.
+     */
+    ObjectNode ask(Environment env, String command, LongFunction<Request> withRid) throws IOException {
+        return ask(env, tempDir, address, command, withRid);
     }
 
     /** The same for a command with options of its own ({@code address} null: $RAY_ADDRESS, as Discovery reads it). */
-    static ObjectNode ask(Environment env, String tempDir, String address, String command, String op) throws IOException {
-        return ask(env, tempDir, address, command, Frames.header(op));
-    }
-
-    /** The daemon's reply to a request with fields of its own ({@code header}: {@link Frames#header} plus them). */
-    ObjectNode ask(Environment env, String command, ObjectNode request) throws IOException {
-        return ask(env, tempDir, address, command, request);
-    }
-
-    private static ObjectNode ask(Environment env, String tempDir, String address, String command, ObjectNode request)
+    static ObjectNode ask(Environment env, String tempDir, String address, String command, LongFunction<Request> withRid)
             throws IOException {
         ObjectNode running = Discovery.find(env, tempDir, command, address);
         if (running == null) return null;
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
-            ObjectNode reply = client.request(request);
+            ObjectNode reply = client.request(withRid);
             reply.remove(List.of("op", "rid", "ok"));
             return reply;
         }

@@ -1,7 +1,8 @@
 package beam.cli;
 
 import beam.config.Environment;
-import beam.protocol.Frames;
+import beam.protocol.Request;
+import beam.protocol.RequestCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -81,9 +82,7 @@ public final class LogsCommand {
 
         @Override
         public Integer call() throws IOException {
-            ObjectNode ask = Frames.header("logs");
-            ask.put("glob", glob);
-            return run(env, common, ask, "logs cluster");
+            return run(env, common, new Target(null, 0, glob, false), "logs cluster");
         }
     }
 
@@ -107,10 +106,7 @@ public final class LogsCommand {
                 System.err.println("beam: '" + clip(actorId) + "' is not an actor id (32 hex characters; `ray list actors` shows them).");
                 return 2;
             }
-            ObjectNode ask = Frames.header("logs");
-            ask.put("actor_id", actorId.toLowerCase());
-            ask.put("err", err);
-            return run(env, common, ask, "logs actor");
+            return run(env, common, new Target(actorId.toLowerCase(), 0, null, err), "logs actor");
         }
     }
 
@@ -134,36 +130,39 @@ public final class LogsCommand {
                 System.err.println("beam: --pid must be a process id (a positive number), not " + pid + ".");
                 return 2;
             }
-            ObjectNode ask = Frames.header("logs");
-            ask.put("pid", pid);
-            ask.put("err", err);
-            return run(env, common, ask, "logs worker");
+            return run(env, common, new Target(null, pid, null, err), "logs worker");
         }
     }
 
-    private static int run(Environment env, Common common, ObjectNode ask, String command) throws IOException {
+    /** Which file a form names: an actor's, a worker process's (stdout, or stderr with {@code err}), or a glob's. */
+    private record Target(String actorId, long pid, String glob, boolean err) {
+    }
+
+    /** One read of the target's file on its node: the last {@code lines}, or what follows {@code offset} (when not -1). */
+    private record Ask(Target target, String nodeIp, String nodeId) {
+        ObjectNode read(DaemonClient client, int lines, long offset) throws IOException {
+            return client.request(rid -> new Request.Logs(rid, target.actorId(), target.pid(), target.glob(), nodeIp, nodeId,
+                    target.err(), lines, offset));
+        }
+    }
+
+    private static int run(Environment env, Common common, Target target, String command) throws IOException {
         if (common.tail == 0 || common.tail < -1 || common.tail > MAX_TAIL) {
             System.err.println("beam: --tail must be 1.." + MAX_TAIL + ", or -1 for the whole file; not " + common.tail + ".");
             return 2;
         }
-        if (common.nodeIp != null) ask.put("node_ip", common.nodeIp);
         if (common.nodeId != null) {
             if (!common.nodeId.matches("[0-9a-fA-F]{56}")) {
                 System.err.println("beam: '" + clip(common.nodeId) + "' is not a node id (56 hex characters; `ray list nodes` shows them).");
                 return 2;
             }
-            ask.put("node_id", common.nodeId.toLowerCase());
         }
+        Ask ask = new Ask(target, common.nodeIp, common.nodeId != null ? common.nodeId.toLowerCase() : null);
         ObjectNode running = Discovery.find(env, common.daemon.tempDir, command, common.daemon.address);
         if (running == null) return 1;
         try (DaemonClient client = new DaemonClient(Path.of(running.path("socket").asText()), env)) {
-            ObjectNode first;
-            if (common.tail == -1) {
-                ask.put("offset", 0); // the whole file: read page by page from its start
-            } else {
-                ask.put("lines", common.tail);
-            }
-            first = client.request(ask.deepCopy());
+            boolean whole = common.tail == -1; // the whole file: read page by page from its start
+            ObjectNode first = whole ? ask.read(client, RequestCodec.DEFAULT_LOG_LINES, 0) : ask.read(client, common.tail, -1);
             if (first.has("files")) {
                 System.out.print(listing(first, common.nodeId != null));
                 return 0;
@@ -174,18 +173,14 @@ public final class LogsCommand {
                 System.err.println("beam: only the last " + first.path("text").asText().length() / 1024
                         + " KiB of " + first.path("file").asText() + " were read; --tail -1 prints the whole file.");
             }
-            boolean whole = common.tail == -1;
             while (whole && first.path("truncated").asBoolean()) { // each page bounded by the node
-                ask.put("offset", offset);
-                first = client.request(ask.deepCopy());
+                first = ask.read(client, RequestCodec.DEFAULT_LOG_LINES, offset);
                 System.out.print(first.path("text").asText());
                 offset = first.path("offset").asLong();
             }
             System.out.flush();
             if (!common.follow) return 0;
-            ask.remove("lines");
-            ask.put("offset", offset);
-            return follow(client, ask, first);
+            return follow(client, ask, offset, first);
         } catch (IOException e) {
             System.out.flush();
             System.err.println("beam: " + e.getMessage());
@@ -193,15 +188,15 @@ public final class LogsCommand {
         }
     }
 
-    /** Prints what is written from {@code ask}'s offset on, until Ctrl-C or its actor dies. */
-    private static int follow(DaemonClient client, ObjectNode ask, JsonNode last) throws IOException {
+    /** Prints what is written from {@code offset} on, until Ctrl-C or its actor dies. */
+    private static int follow(DaemonClient client, Ask ask, long offset, JsonNode last) throws IOException {
         while (true) {
             if (last.has("actor_state") && last.path("actor_state").asText().equals("DEAD")) {
                 // one more read after the death: what the actor printed while it died
-                ObjectNode tail = client.request(ask.deepCopy());
+                ObjectNode tail = ask.read(client, RequestCodec.DEFAULT_LOG_LINES, offset);
                 System.out.print(tail.path("text").asText());
                 System.out.flush();
-                System.err.println("beam: actor " + ask.path("actor_id").asText() + " is dead"
+                System.err.println("beam: actor " + ask.target().actorId() + " is dead"
                         + (tail.hasNonNull("death_message") ? ": " + firstLine(tail.path("death_message").asText()) : "")
                         + "; no more output will come.");
                 return 0;
@@ -211,9 +206,9 @@ public final class LogsCommand {
             } catch (InterruptedException e) {
                 return 130;
             }
-            last = client.request(ask.deepCopy());
+            last = ask.read(client, RequestCodec.DEFAULT_LOG_LINES, offset);
             if (!last.has("text")) { // a glob that matched one file matches several (or none) now
-                System.err.println("beam: " + ask.path("glob").asText() + " matches " + last.path("files").size()
+                System.err.println("beam: " + ask.target().glob() + " matches " + last.path("files").size()
                         + " files now, not one; stopped following.");
                 return 1;
             }
@@ -222,7 +217,7 @@ public final class LogsCommand {
                 System.out.print(text);
                 System.out.flush();
             }
-            ask.put("offset", last.path("offset").asLong());
+            offset = last.path("offset").asLong();
         }
     }
 

@@ -2,7 +2,7 @@ package beam.cli;
 
 import beam.codec.FrameCodec;
 import beam.config.Environment;
-import beam.protocol.Frames;
+import beam.protocol.Request;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -52,13 +52,9 @@ public final class StackCommand implements Callable<Integer> {
             System.err.println("beam: --pid must be a positive process id, as ray list actors shows");
             return 2;
         }
-        ObjectNode request = Frames.header("stack");
-        if (nodeIp != null) request.put("node_ip", nodeIp);
-        if (actorId != null) request.put("actor_id", actorId);
-        if (pid > 0) request.put("pid", pid);
         ObjectNode report;
         try {
-            report = daemon.ask(env, "stack", request);
+            report = daemon.ask(env, "stack", rid -> new Request.Stack(rid, nodeIp, actorId, pid));
         } catch (IOException e) {
             System.err.println("beam: ray stack: " + e.getMessage());
             return 2;

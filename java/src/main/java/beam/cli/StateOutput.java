@@ -1,7 +1,7 @@
 package beam.cli;
 
 import beam.codec.FrameCodec;
-import beam.protocol.Frames;
+import beam.protocol.Request;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -50,13 +50,7 @@ final class StateOutput {
     /** The daemon's ListApiResponse for one query, or null after printing why there is none. */
     static ObjectNode list(LocalDaemon daemon, beam.config.Environment env, String command, String table, ArrayNode filters,
                            long limit, boolean detail, String id) throws IOException {
-        ObjectNode h = Frames.header("state_list");
-        h.put("table", table.replace('-', '_'));
-        h.set("filters", filters);
-        h.put("limit", limit);
-        h.put("detail", detail);
-        if (id != null) h.put("id", id);
-        return daemon.ask(env, command, h);
+        return daemon.ask(env, command, rid -> new Request.StateList(rid, table.replace('-', '_'), filters, limit, detail, id));
     }
 
     /** Ray's table layout: the dated banner, the count, then the rows under upper-case headers. */

@@ -1,5 +1,6 @@
 package beam.cli;
 
+import beam.protocol.Request;
 import beam.codec.FrameCodec;
 import beam.config.Environment;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -30,7 +31,7 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode status = daemon.ask(env, "status", "status");
+        ObjectNode status = daemon.ask(env, "status", Request.Status::new);
         if (status == null) return 1;
         if (json) {
             System.out.println(FrameCodec.json().writerWithDefaultPrettyPrinter().writeValueAsString(status));

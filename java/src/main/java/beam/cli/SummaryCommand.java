@@ -1,7 +1,7 @@
 package beam.cli;
 
 import beam.config.Environment;
-import beam.protocol.Frames;
+import beam.protocol.Request;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -40,11 +40,9 @@ public final class SummaryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ObjectNode h = Frames.header("state_summary");
-        h.put("table", what);
         ObjectNode reply;
         try {
-            reply = daemon.ask(env, "summary " + what, h);
+            reply = daemon.ask(env, "summary " + what, rid -> new Request.StateSummary(rid, what, null));
         } catch (DaemonClient.Refused e) {
             System.err.println("beam: " + e.getMessage());
             return 2;

@@ -8,7 +8,7 @@ import beam.views.ClusterLogs;
 
 /**
  * A session's {@code logs} requests ({@code ray logs}). The read waits for the node that holds
- * the file, so the op is one of {@link OffLoop#OPS}: this runs off the thread that reads the
+ * the file, so {@link Request.Logs} is a {@link Request.MayWait}: this runs off the thread that reads the
  * client (for a joined node's client, the thread that also brings that node's answer).
  */
 final class LogRequests {

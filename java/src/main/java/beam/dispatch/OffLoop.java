@@ -1,18 +1,20 @@
 package beam.dispatch;
 
 import beam.codec.Frame;
+import beam.protocol.Request;
+import beam.protocol.RequestCodec;
 import java.util.ArrayDeque;
-import java.util.Set;
 
 /**
  * One client's frames, run in arrival order, moved off the thread that reads them while a
  * request that may wait is served. That thread reads other clients too (the daemon's reader
  * loop for local clients; a joined node's link for the clients it relays, the same thread
  * that brings that node's heartbeats and its answers to the head's questions), so nothing
- * on it may wait: a request that can ({@link #OPS}) is handed to a virtual thread, and so is
- * every frame of this client that arrives while that thread has work, so the order holds:
+ * on it may wait: a request that can (its type is a {@link Request.MayWait}) is handed to a
+ * virtual thread, and so is every frame of this client that arrives while that thread has
+ * work, so the order holds:
  * <pre>
- *   ON_LOOP  --a frame of an OPS op---------------------------------> OFF_LOOP (a drainer starts)
+ *   ON_LOOP  --a MayWait request------------------------------------> OFF_LOOP (a drainer starts)
  *   OFF_LOOP --any frame, or the end of the stream: queued behind it
  *   OFF_LOOP --the drainer finds the backlog empty-------------------> ON_LOOP
  * </pre>
@@ -20,9 +22,6 @@ import java.util.Set;
  * client's reading pauses; a relayed client, whose link cannot pause for one client, is ended.
  */
 public final class OffLoop {
-    /** The ops that may wait: for other nodes' answers (doctor, stack, logs), a GC (daemon_stats), a walk of the whole cluster (the rest). */
-    static final Set<String> OPS = Set.of("doctor", "daemon_stats", "status", "cluster_state", "stack", "logs", "state_list",
-            "state_summary");
     /** Queued for the end of the stream. */
     private static final Object END = new Object();
 
@@ -55,7 +54,7 @@ public final class OffLoop {
 
     /** True when {@code frame} went to the drainer; false: run it on the reader's thread now. */
     public synchronized boolean offer(Frame frame) {
-        if (!active && !OPS.contains(frame.op())) return false;
+        if (!active && !RequestCodec.mayWait(frame.op())) return false;
         backlog.add(frame);
         if (!active) {
             active = true;

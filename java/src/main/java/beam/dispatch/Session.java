@@ -5,19 +5,15 @@ import beam.cluster.Cluster;
 import beam.cluster.RequestException;
 import beam.codec.Frame;
 import beam.codec.RelayHeader;
-import beam.cluster.NodeSnapshot;
 import beam.cluster.ProcessContext;
 import beam.protocol.Frames;
-import beam.protocol.Protocol;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;
+import beam.protocol.RequestCodec;
 import beam.util.ErrorKind;
 import beam.views.ClusterViews;
 import beam.views.Doctor;
 import beam.views.Stacks;
-import beam.views.Stacks;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -99,24 +95,17 @@ public final class Session implements FramedClient {
     private void handshake(Frame first) {
         Request request;
         try {
-            request = Request.parse(first.header());
+            request = RequestCodec.parse(first.header());
         } catch (BadRequest e) {
             refuse(e.rid(), e.getMessage());
             return;
         }
-        if (!(request instanceof Request.Hello hello)) {
-            refuse(request.rid(), "the first message on a connection must be 'hello' (see docs/PROTOCOL.md)");
+        String refusal = Handshake.refusal(request);
+        if (refusal != null) {
+            refuse(request.rid(), refusal);
             return;
         }
-        if (hello.proto() != Protocol.VERSION) {
-            refuse(hello.rid(), "protocol version mismatch: this daemon speaks " + Protocol.VERSION
-                    + ", the client speaks " + hello.proto() + ". Install the same beam version on both.");
-            return;
-        }
-        if (!hello.role().equals("driver") && !hello.role().equals("worker")) {
-            refuse(hello.rid(), "hello: role must be 'driver' or 'worker'");
-            return;
-        }
+        Request.Hello hello = (Request.Hello) request;
         pid = hello.pid();
         logToDriver = hello.logToDriver();
         processContext = new ProcessContext(hello.python(), hello.cwd(), hello.sysPath());
@@ -141,18 +130,7 @@ public final class Session implements FramedClient {
             }
         }
         role = hello.role();
-        ObjectNode reply = Frames.ok(hello.rid());
-        reply.put("node_id", origin.nodeId());
-        reply.put("node_ip", origin.nodeIp());
-        NodeSnapshot node = cluster.node(origin.nodeId());
-        if (node != null) node.labels().forEach(reply.putObject("node_labels")::put);
-        reply.put("job_id", jobId);
-        reply.put("session_dir", origin.sessionDir());
-        reply.put("gcs_address", daemon.gcsAddress());
-        reply.put("namespace", namespace);
-        reply.put("max_header_bytes", daemon.limits().maxHeaderBytes());
-        reply.put("max_payload_bytes", daemon.limits().maxPayloadBytes());
-        out.send(new Frame(reply));
+        out.send(Handshake.reply(hello.rid(), jobId, namespace, daemon, origin));
         if (actor != null) out.send(ActorInit.frame(actor, daemon, origin));
     }
 
@@ -163,16 +141,12 @@ public final class Session implements FramedClient {
         }
         Request request;
         try {
-            request = Request.parse(frame.header());
+            request = RequestCodec.parse(frame.header());
         } catch (BadRequest e) {
             if (e.rid() >= 0) out.send(Frames.error(e.rid(), ErrorKind.INVALID_REQUEST, e.getMessage()));
-            else if (frame.header().hasNonNull("oid") && frame.header().get("oid").isTextual()) {
-                String oid = frame.header().get("oid").asText();
-                if (oid.length() == 56) out.send(Frames.failedResult(oid, ErrorKind.INVALID_REQUEST, e.getMessage()));
-                else LOG.warning(describe() + ": " + e.getMessage());
-            } else if (frame.op().equals("pg_create") && frame.header().path("pg_id").isTextual()) {
-                out.send(Frames.pgEvent("pg_failed", frame.header().get("pg_id").asText(), e.getMessage()));
-            } else {
+            else if (e.oid() != null) out.send(Frames.failedResult(e.oid(), ErrorKind.INVALID_REQUEST, e.getMessage()));
+            else if (e.pgId() != null) out.send(Frames.pgEvent("pg_failed", e.pgId(), e.getMessage()));
+            else {
                 LOG.warning(describe() + " sent a bad one-way message: " + e.getMessage());
             }
             return;
@@ -251,7 +225,7 @@ public final class Session implements FramedClient {
             case Request.StateList l -> out.send(StateRequests.list(l, cluster.snapshot()));
             case Request.StateSummary l -> out.send(StateRequests.summary(l, cluster.snapshot()));
             case Request.DaemonStats s -> {
-                if (frame.header().path("gc").asBoolean(false)) System.gc();
+                if (s.gc()) System.gc();
                 out.send(Frames.okWithBody(s.rid(), DaemonStats.snapshot(cluster)));
             }
             case Request.Disconnect d -> {
@@ -270,12 +244,9 @@ public final class Session implements FramedClient {
             case Request.Result r -> {
                 if (actorId == null) throw RequestException.value("only actor workers send results");
                 if (!"ok".equals(r.status())) cluster.callStats().failed();
-                ObjectNode h = frame.header();
-                ObjectNode out = Frames.header("result");
-                out.put("oid", r.oid());
-                out.put("status", r.status());
-                for (String extra : List.of("kind", "message")) if (h.hasNonNull(extra)) out.set(extra, h.get(extra));
-                cluster.onResult(actorId, r.oid(), "ok".equals(r.status()), new WireFrame(new Frame(out, frame.payload())));
+                // written again from the record: only the fields a result has go on to the caller
+                Frame result = new Frame(RequestCodec.encode(r), frame.payload());
+                cluster.onResult(actorId, r.oid(), "ok".equals(r.status()), new WireFrame(result));
             }
         }
     }

@@ -10,6 +10,8 @@ import beam.cluster.SpawnSpec;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.LinkMessage.ToNode;
+import beam.protocol.Request;
+import beam.protocol.RequestCodec;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,7 @@ import java.util.logging.Logger;
  */
 public final class HeadLink implements ReaderLoop.Handler {
     private static final Logger LOG = Logger.getLogger(HeadLink.class.getName());
+    private static final String METRICS = RequestCodec.op(Request.Metrics.class);
 
     private final HeadDialer.Joined joined;
     private final Connection head;
@@ -178,8 +181,14 @@ public final class HeadLink implements ReaderLoop.Handler {
         return new ReaderLoop.Handler() {
             @Override
             public boolean onFrame(Frame frame) {
-                if (frame.relay() == null && frame.op().equals("metrics")) { // this node's own: kept here
-                    node.recordMetrics(cid, frame.header().get("metrics")); // logs what it refuses
+                if (frame.relay() == null && frame.op().equals(METRICS)) { // this node's own: kept here
+                    try {
+                        if (RequestCodec.parse(frame.header()) instanceof Request.Metrics m) {
+                            node.recordMetrics(cid, m.metrics()); // logs what it refuses
+                        }
+                    } catch (Request.BadRequest e) {
+                        LOG.warning("a local client's metrics were refused: " + e.getMessage());
+                    }
                     return true;
                 }
                 send(new LinkMessage.Relayed(cid, frame));

@@ -5,13 +5,24 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
- * Every message a client may send, one record per op (docs/PROTOCOL.md), parsed and
- * type-checked from a frame header by {@link #parse}. The dispatcher switches over this
- * sealed type exhaustively, so a new op cannot be half-handled.
+ * Every message a client may send, one record per op (docs/PROTOCOL.md). {@link RequestCodec}
+ * reads a frame header into one and writes one back, in one place. The dispatcher switches
+ * over this sealed type exhaustively, so a new op cannot be half-handled.
  */
 public sealed interface Request {
     /** Request id for a reply, or -1 for one-way messages. */
     long rid();
+
+    /**
+     * A request whose answer may wait: for other nodes' answers (doctor, stack, logs), a GC
+     * (daemon_stats), or a walk of the whole cluster (the rest). The thread that reads its
+     * client reads other clients too, so such a request is served off it
+     * (beam.dispatch.OffLoop). Being a type, not a list of names, a new waiting request
+     * says so where it is declared.
+     */
+    sealed interface MayWait extends Request permits ClusterState, Status, StateList, StateSummary, Doctor, Logs, Stack,
+            DaemonStats {
+    }
 
     record Hello(long rid, int proto, String role, String actorId, long pid, String python, String cwd,
                  List<String> sysPath, boolean logToDriver, String namespace) implements Request {
@@ -29,7 +40,8 @@ public sealed interface Request {
         }
     }
 
-    record Kill(long rid, String actorId) implements Request {
+    /** @param noRestart Ray's ray.kill(no_restart): beam never restarts an actor, so it is carried, not acted on */
+    record Kill(long rid, String actorId, boolean noRestart) implements Request {
     }
 
     /** One-way: a handle of the actor was pickled to cross processes (kept alive until borrowed). */
@@ -70,10 +82,10 @@ public sealed interface Request {
     record PgWatch(long rid, String pgId) implements Request {
     }
 
-    record ClusterState(long rid) implements Request {
+    record ClusterState(long rid) implements MayWait {
     }
 
-    record Status(long rid) implements Request {
+    record Status(long rid) implements MayWait {
     }
 
     /**
@@ -81,11 +93,11 @@ public sealed interface Request {
      * ({@code [[key, predicate, value], ...]} or null), checked by the query engine; {@code id}
      * (or null) keeps the one row of that id.
      */
-    record StateList(long rid, String table, JsonNode filters, long limit, boolean detail, String id) implements Request {
+    record StateList(long rid, String table, JsonNode filters, long limit, boolean detail, String id) implements MayWait {
     }
 
     /** {@code ray summary actors|tasks}: counts per class or name and state. */
-    record StateSummary(long rid, String table, JsonNode filters) implements Request {
+    record StateSummary(long rid, String table, JsonNode filters) implements MayWait {
     }
 
     record Shutdown(long rid) implements Request {
@@ -96,7 +108,7 @@ public sealed interface Request {
     }
 
     /** `ray doctor`: reachability, interfaces, versions and GPUs of every node. */
-    record Doctor(long rid) implements Request {
+    record Doctor(long rid) implements MayWait {
     }
 
     /**
@@ -105,15 +117,15 @@ public sealed interface Request {
      */
     record Logs(long rid, String actorId, long pid, String glob, String nodeIp, String nodeId, boolean stderr, int lines,
                 long offset)
-            implements Request {
+            implements MayWait {
     }
 
     /** `ray stack`: the Python stacks of the cluster's actor processes and drivers, narrowed by any of these (null / 0: all). */
-    record Stack(long rid, String nodeIp, String actorId, long pid) implements Request {
+    record Stack(long rid, String nodeIp, String actorId, long pid) implements MayWait {
     }
 
-    /** The daemon's own health: heap, fds, threads, table sizes (for soak tests and `ray status`). */
-    record DaemonStats(long rid) implements Request {
+    /** The daemon's own health: heap, fds, threads, table sizes (for soak tests and `ray status`); {@code gc}: run a GC first. */
+    record DaemonStats(long rid, boolean gc) implements MayWait {
     }
 
     /** One-way: a process's ray.util.metrics values, cumulative (docs/PROTOCOL.md, "metrics"). */
@@ -123,8 +135,7 @@ public sealed interface Request {
         }
     }
 
-    /** Worker: the constructor returned. */
-    /** @param reprName repr() of the instance when its class defines __repr__ (Ray's repr_name), or null */
+    /** Worker: the constructor returned. @param reprName repr() of the instance when its class defines __repr__ (Ray's repr_name), or null */
     record ActorReady(String actorId, String reprName) implements Request {
         public long rid() {
             return -1;
@@ -138,69 +149,49 @@ public sealed interface Request {
         }
     }
 
-    /** Worker: a call finished. */
-    record Result(String oid, String status) implements Request {
+    /**
+     * A call finished: sent by its worker (plain results are relayed as bytes, beam.codec.RelayHeader;
+     * this is the parsed path). {@code kind} and {@code message} name a failure (or null).
+     */
+    record Result(String oid, String status, String kind, String message) implements Request {
         public long rid() {
             return -1;
         }
     }
 
-    /** A header that names an op but breaks its rules; answered with an error, connection kept. */
+    /**
+     * A header that names an op but breaks its rules; answered with an error, connection kept.
+     * A one-way message has no rid to answer: its refusal goes where the sender waits, a failed
+     * result for a call's {@link #oid}, {@code pg_failed} for a group's {@link #pgId} (both null
+     * when there is no such place; the daemon then only logs it).
+     */
     final class BadRequest extends Exception {
         private final long rid;
+        private final String oid;
+        private final String pgId;
 
         public BadRequest(long rid, String message) {
+            this(rid, message, null, null);
+        }
+
+        BadRequest(long rid, String message, String oid, String pgId) {
             super(message);
             this.rid = rid;
+            this.oid = oid;
+            this.pgId = pgId;
         }
 
         public long rid() {
             return rid;
         }
-    }
 
-    static Request parse(ObjectNode h) throws BadRequest {
-        Fields f = new Fields(h);
-        String op = h.get("op").asText();
-        return switch (op) {
-            case "hello" -> new Hello(f.rid(), f.integer("proto"), f.text("role"), f.optText("actor_id"),
-                    f.optLong("pid", 0), f.optText("python"), f.optText("cwd"), f.textList("sys_path"),
-                    f.optBool("log_to_driver", true), f.optText("namespace"));
-            case "create_actor" -> new CreateActor(f.rid(), f.hex("actor_id", 32), f.text("class_name"),
-                    f.optText("name"), f.optText("namespace"), f.object("options"), f.optBool("get_if_exists", false));
-            case "call" -> new Call(f.hex("actor_id", 32), f.hex("oid", 56), f.text("method"), f.label("label"));
-            case "kill" -> new Kill(f.rid(), f.hex("actor_id", 32));
-            case "lend" -> new Lend(f.hex("actor_id", 32));
-            case "borrow" -> new Borrow(f.hex("actor_id", 32), f.optBool("lent", false));
-            case "release" -> new Release(f.hex("actor_id", 32));
-            case "get_actor" -> new GetActor(f.rid(), f.text("name"), f.optText("namespace"));
-            // pg_create and pg_remove may come one-way (no rid): the shim's fast path, docs/PROTOCOL.md
-            case "pg_create" -> new PgCreate(f.ridOrMinus(), f.hex("pg_id", 36), f.optText("name"), f.text("strategy"),
-                    f.array("bundles"), h.get("bundle_label_selector"), "detached".equals(f.optText("lifetime")));
-            case "pg_remove" -> new PgRemove(f.ridOrMinus(), f.hex("pg_id", 36));
-            case "pg_table" -> new PgTable(f.rid(), h.hasNonNull("pg_id") ? f.hex("pg_id", 36) : null);
-            case "pg_watch" -> new PgWatch(f.rid(), f.hex("pg_id", 36));
-            case "cluster_state" -> new ClusterState(f.rid());
-            case "status" -> new Status(f.rid());
-            case "state_list" -> new StateList(f.rid(), f.text("table"), h.get("filters"), f.optLong("limit", 100),
-                    f.optBool("detail", false), f.optText("id"));
-            case "state_summary" -> new StateSummary(f.rid(), f.text("table"), h.get("filters"));
-            case "shutdown" -> new Shutdown(f.rid());
-            case "disconnect" -> new Disconnect(f.rid());
-            case "daemon_stats" -> new DaemonStats(f.rid());
-            case "doctor" -> new Doctor(f.rid());
-            case "logs" -> new Logs(f.rid(), h.hasNonNull("actor_id") ? f.hex("actor_id", 32) : null, f.optLong("pid", 0),
-                    f.optText("glob"), f.optText("node_ip"),
-                    h.hasNonNull("node_id") ? f.hex("node_id", 56) : null, f.optBool("err", false), (int) f.optLong("lines", 1_000),
-                    f.optLong("offset", -1));
-            case "stack" -> new Stack(f.rid(), f.optText("node_ip"),
-                    h.hasNonNull("actor_id") ? f.hex("actor_id", 32) : null, f.optLong("pid", 0));
-            case "actor_ready" -> new ActorReady(f.hex("actor_id", 32), f.optText("repr_name"));
-            case "actor_failed" -> new ActorFailed(f.hex("actor_id", 32), f.optText("message"));
-            case "result" -> new Result(f.hex("oid", 56), f.text("status"));
-            case "metrics" -> new Metrics(f.array("metrics"));
-            default -> throw new BadRequest(f.ridOrMinus(), "unknown op '" + clip(op) + "'");
-        };
+        public String oid() {
+            return oid;
+        }
+
+        public String pgId() {
+            return pgId;
+        }
     }
 
     static String clip(String s) {

@@ -27,7 +27,7 @@ class UserMetricsTest {
 
     @Test
     void theGoldenFrameParsesAndIsExportedWithRayNamesAndTags() throws Exception {
-        Request r = Request.parse(golden("metrics_all_kinds"));
+        Request r = beam.protocol.RequestCodec.parse(golden("metrics_all_kinds"));
         assertThat(r).isInstanceOf(Request.Metrics.class);
         assertThat(user.record("p1", ((Request.Metrics) r).metrics())).isNull();
         String text = scrape();
