@@ -6,8 +6,9 @@ from vLLM 0.34 on, so with beam (no Ray Serve) the wrappers are on and record th
 `ray.util.metrics`; up to 0.33 the same try block also held `ray.util.metrics`, and the
 wrappers refused to start. Here a head with a Prometheus port runs two engine actors (data
 parallel ranks 0 and 1), each recording with vLLM's wrappers exactly as vLLM's stat logger
-does (`vllm:` names, `labels(model_name, engine)`, the `ReplicaId` tag the wrappers add),
-and the node's /metrics must show every value under the name Ray's exporter gives it.
+does (`vllm:` names, `labels(model_name, engine)`, the `ReplicaId` tag the wrappers add, and
+the stat logger's own `log_metrics_info`: `vllm:cache_config_info`, a tag per CacheConfig
+field), and the node's /metrics must show every value under the name Ray's exporter gives it.
 """
 
 from __future__ import annotations
@@ -66,6 +67,12 @@ class Engine:
                                              documentation="Corrupted requests.")  # no labels: only ReplicaId
         self.report["tag_keys"] = list(running.metric._tag_keys)
         self.engine = engine
+        # vLLM's info gauge, made by its own stat logger's code: a tag per CacheConfig field
+        from types import SimpleNamespace
+        from vllm.config import CacheConfig
+        logger = SimpleNamespace(_gauge_cls=w.RayGaugeWrapper, engine_indexes=[engine])
+        w.RayPrometheusStatLogger.log_metrics_info(logger, "cache_config", CacheConfig())
+        self.report["cache_config_info"] = CacheConfig().metrics_info()
 
     def step(self):
         self.running.set(5)
@@ -135,7 +142,9 @@ def both_engines_flushed(port, last):
             and series(fams, "ray_vllm_num_requests_running", "ray_vllm_num_requests_running")
             == {"0": 3.0, "1": 4.0}
             and series(fams, "ray_vllm_e2e_request_latency_seconds",
-                       "ray_vllm_e2e_request_latency_seconds_count") == {"0": 4.0, "1": 4.0})
+                       "ray_vllm_e2e_request_latency_seconds_count") == {"0": 4.0, "1": 4.0}
+            and series(fams, "ray_vllm_cache_config_info", "ray_vllm_cache_config_info")
+            == {"0": 1.0, "1": 1.0})
     return fams if done else None
 
 
@@ -172,6 +181,12 @@ def test_vllm_ray_metric_wrappers_record_through_beam(head):
                 assert s.labels["ReplicaId"] == "", s
                 if fam != "ray_vllm_corrupted_requests":
                     assert s.labels["model_name"] == MODEL, s
+
+        # vllm:cache_config_info keeps its _info ending, and every CacheConfig field is a tag
+        info = events["REPORTS"][0]["cache_config_info"]
+        assert len(info) > 16, info  # beam once refused a series of more than 16 tags
+        for s in fams["ray_vllm_cache_config_info"].samples:
+            assert s.labels == dict(info, engine=s.labels["engine"], ReplicaId=""), s
 
         hist = fams["ray_vllm_e2e_request_latency_seconds"]
         assert hist.type == "histogram"
