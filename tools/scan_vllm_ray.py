@@ -47,12 +47,14 @@ OUT_OF_SCOPE = {
     "ray._private.accelerators.*TPU*": "TPU only: counts TPU chips per node for TPU pods",
     "ray.serve": "Ray Serve: v1/metrics/ray_wrappers.py (imported by no vLLM module; Ray Serve "
                  "LLM passes RayPrometheusStatLogger) tags metrics with the Serve replica; "
-                 "ray.serve.llm in examples. NB: the import shares a try block with "
-                 "ray.util.metrics, so without ray.serve those Ray metric wrappers are off too",
+                 "ray.serve.llm in examples. Up to vLLM 0.33 the import shared a try block "
+                 "with ray.util.metrics, so without ray.serve those Ray metric wrappers were "
+                 "off too; from 0.34 it has its own and they run on beam "
+                 "(tests/vllm/test_vllm_metrics.py)",
     "ray.data": "Ray Data: only examples (batch inference through ray.data.llm)",
-    "ray.train": "Ray Train: not a vLLM dependency (no use in vLLM 0.8.5 to 0.33.0)",
-    "ray.tune": "Ray Tune: not a vLLM dependency (no use in vLLM 0.8.5 to 0.33.0)",
-    "ray.air": "Ray AIR: not a vLLM dependency (no use in vLLM 0.8.5 to 0.33.0)",
+    "ray.train": "Ray Train: not a vLLM dependency (no use in vLLM 0.8.5 to 0.34.0)",
+    "ray.tune": "Ray Tune: not a vLLM dependency (no use in vLLM 0.8.5 to 0.34.0)",
+    "ray.air": "Ray AIR: not a vLLM dependency (no use in vLLM 0.8.5 to 0.34.0)",
 }
 # Present in beam although vLLM must not find them: their absence is the correct state.
 MUST_BE_ABSENT = {"ray.experimental.compiled_dag_ref"}

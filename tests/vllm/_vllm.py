@@ -24,6 +24,12 @@ from _cluster import ROOT  # noqa: E402
 VENV = os.environ.get("BEAM_VLLM_VENV", os.path.join(ROOT, ".bench", "vllm-venv"))
 PYTHON = os.path.join(VENV, "bin", "python")
 RAY_BIN = os.path.join(VENV, "bin", "ray")
+# The newest vLLM release's own wheel with beam's `ray` (no model runs with it: no GPU here),
+# for test_vllm_latest.py and test_vllm_metrics.py; its version is the setup script's default.
+LATEST_VERSION = "0.34.0"
+LATEST_SETUP = "tools/setup_vllm_latest_venv.sh"
+LATEST_VENV = os.environ.get("BEAM_VLLM_LATEST_VENV", os.path.join(ROOT, ".bench", "vllm-latest-venv"))
+LATEST_PYTHON = os.path.join(LATEST_VENV, "bin", "python")
 GENERATE = os.path.join(ROOT, "tests", "vllm", "vllm_generate.py")
 CLIENT = os.path.join(ROOT, "tests", "vllm", "vllm_client.py")
 # Small-machine settings for vLLM's CPU backend (the same for every executor): no thread

@@ -1,7 +1,7 @@
-"""The newest vLLM (0.33.0, its own wheel from PyPI) against beam, without a GPU.
+"""The newest vLLM (0.34.0, its own wheel from PyPI) against beam, without a GPU.
 
-vLLM 0.33 has only RayExecutorV2: the legacy Ray executor and every Compiled Graphs use are
-gone. In .bench/vllm-latest-venv (tools/setup_vllm_latest_venv.sh; `./dev test` makes it):
+vLLM 0.34 has only RayExecutorV2 (as 0.33): the legacy Ray executor and every Compiled Graphs
+use are gone. In .bench/vllm-latest-venv (tools/setup_vllm_latest_venv.sh; `./dev test` makes it):
 
 1. tools/scan_vllm_ray.py over the installed package: every ray symbol it uses resolves in
    beam, and none is Compiled Graphs (`ray.dag`, `ray.experimental.channel`);
@@ -25,10 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _vllm  # noqa: E402
 from _cluster import ROOT  # noqa: E402
 
-VENV = os.environ.get("BEAM_VLLM_LATEST_VENV", os.path.join(ROOT, ".bench", "vllm-latest-venv"))
-PYTHON = os.path.join(VENV, "bin", "python")
-SETUP = "tools/setup_vllm_latest_venv.sh"
-VERSION = "0.33.0"
+VENV, PYTHON, SETUP, VERSION = _vllm.LATEST_VENV, _vllm.LATEST_PYTHON, _vllm.LATEST_SETUP, _vllm.LATEST_VERSION
 
 PROBE = r"""
 import importlib, inspect, json, sys
@@ -88,5 +85,5 @@ def test_ray_executor_and_dp_engine_modules_import_against_beam(latest_python):
     assert probe["executor_ray"] is None or os.path.realpath(probe["executor_ray"]).startswith(beam), probe
     assert probe["actor_manager"] == "CoreEngineActorManager"
     assert probe["dp_actor"], f"no DP engine-core actor class in vllm.v1.engine.core: {probe}"
-    assert probe["legacy_executor"] is False, "vllm 0.33 should have no legacy Ray executor"
+    assert probe["legacy_executor"] is False, f"vllm {VERSION} should have no legacy Ray executor"
     print(f"\nvLLM {VERSION} on beam: {probe}")

@@ -14,10 +14,18 @@ public final class MetricNames {
     private MetricNames() {
     }
 
-    /** The exported name of user metric {@code raw}, or null when it cannot be one. */
-    public static String sanitize(String raw) {
+    /**
+     * The exported family name of user metric {@code raw}, or null when it cannot be one. A
+     * counter's drops one trailing {@code _total}, which the exposition adds back (as Ray's
+     * exporter, prometheus_client, does: counters {@code x} and {@code x_total} are both
+     * {@code ray_x_total}). Any other name is kept whole, {@code _info}, {@code _total} and
+     * {@code _bucket} endings too (PrometheusNaming.sanitizeMetricName would strip them):
+     * vLLM's gauge {@code vllm:cache_config_info} is {@code ray_vllm_cache_config_info}, as on Ray.
+     */
+    public static String sanitize(String raw, boolean counter) {
         if (raw == null || raw.isBlank() || raw.length() > MAX_NAME) return null;
-        String name = PrometheusNaming.sanitizeMetricName("ray_" + raw.replaceAll("[^A-Za-z0-9_]", "_"));
+        String name = "ray_" + raw.replaceAll("[^A-Za-z0-9_]", "_");
+        if (counter && name.endsWith("_total")) name = name.substring(0, name.length() - "_total".length());
         return PrometheusNaming.isValidLegacyMetricName(name) ? name : null;
     }
 

@@ -80,15 +80,19 @@ public final class NodeMetrics {
     private void addUser(List<MetricSnapshot> out, java.util.Set<String> taken) {
         for (UserMetrics.Aggregate a : user.aggregate()) {
             UserMetrics.Family f = a.family();
-            if (!taken.add(f.name())) {
+            MetricSnapshot snapshot;
+            try {
+                snapshot = family(a, f);
+            } catch (IllegalArgumentException e) {
+                LOG.warning("ray.util.metrics " + f.name() + " cannot be exported: " + e.getMessage());
+                continue;
+            }
+            // the name the exposition checks for clashes (a counter's without _total)
+            if (!taken.add(snapshot.getMetadata().getPrometheusName())) {
                 LOG.fine(() -> "ray.util.metrics " + f.name() + " has the name of one of beam's own metrics: left out");
                 continue;
             }
-            try {
-                out.add(family(a, f));
-            } catch (IllegalArgumentException e) {
-                LOG.warning("ray.util.metrics " + f.name() + " cannot be exported: " + e.getMessage());
-            }
+            out.add(snapshot);
         }
         out.add(CounterSnapshot.builder().name("beam_user_metric_series_dropped")
                 .help("ray.util.metrics series refused because the node held " + UserMetrics.MAX_SERIES + " already")

@@ -19,7 +19,14 @@ import java.util.logging.Logger;
 public final class UserMetrics {
     public static final int MAX_SERIES = 10_000;
     public static final int MAX_PER_FRAME = 2_000;
-    static final int MAX_TAGS = 16;
+    /**
+     * A series' tags: at most this many, their keys and values at most {@link #MAX_TAG_CHARS}
+     * characters together (a node's worst case about what 16 tags of 256 characters once
+     * allowed). Ray sets no limit; vLLM's info gauge {@code vllm:cache_config_info} (0.34)
+     * tags every CacheConfig field: 41 tags, about 1,100 characters.
+     */
+    static final int MAX_TAGS = 64;
+    static final int MAX_TAG_CHARS = 8192;
     static final int MAX_BOUNDARIES = 64;
     static final int MAX_TEXT = 256;
 
@@ -70,21 +77,25 @@ public final class UserMetrics {
     }
 
     private String take(Map<Key, Sample> mine, JsonNode m) {
-        String name = MetricNames.sanitize(m.path("name").asText(""));
-        if (name == null) return "a metric needs a name of letters, digits and _ (got " + clip(m.path("name").asText("")) + ")";
         String kind = m.path("kind").asText("");
+        String name = MetricNames.sanitize(m.path("name").asText(""), kind.equals("counter"));
+        if (name == null) return "a metric needs a name of letters, digits and _ (got " + clip(m.path("name").asText("")) + ")";
         if (!kind.equals("counter") && !kind.equals("gauge") && !kind.equals("histogram")) {
             return "metric " + name + ": kind must be counter, gauge or histogram";
         }
         TreeMap<String, String> tags = new TreeMap<>();
         JsonNode t = m.path("tags");
         if (t.size() > MAX_TAGS) return "metric " + name + ": at most " + MAX_TAGS + " tags";
+        int chars = 0;
         for (var it = t.fields(); it.hasNext(); ) {
             var e = it.next();
             String k = MetricNames.sanitizeLabel(e.getKey());
-            if (k == null || !e.getValue().isTextual() || e.getValue().asText().length() > MAX_TEXT) {
-                return "metric " + name + ": tag " + clip(e.getKey()) + " must be a name with a string value of at most "
-                        + MAX_TEXT + " characters";
+            if (k == null || !e.getValue().isTextual()) {
+                return "metric " + name + ": tag " + clip(e.getKey()) + " must be a name with a string value";
+            }
+            chars += k.length() + e.getValue().asText().length();
+            if (chars > MAX_TAG_CHARS) {
+                return "metric " + name + ": its tags' keys and values hold more than " + MAX_TAG_CHARS + " characters";
             }
             tags.put(k, e.getValue().asText());
         }

@@ -88,6 +88,38 @@ class UserMetricsTest {
                 .doesNotContain("Component=\"fake\"").contains("Component=\"beamd\"");
     }
 
+    /** vLLM's vllm:cache_config_info as its Ray wrapper reports it: every CacheConfig field a tag. */
+    private static JsonNode infoGauge(int fields, int valueChars) throws Exception {
+        ObjectNode tags = FrameCodec.json().createObjectNode();
+        for (int i = 0; i < fields; i++) tags.put("field_" + i, "v".repeat(valueChars));
+        tags.put("_block_size_resolved", "True").put("engine", "0").put("ReplicaId", "");
+        ObjectNode m = FrameCodec.json().createObjectNode().put("name", "vllm:cache_config_info").put("kind", "gauge")
+                .put("description", "Information of the LLMEngine CacheConfig").put("value", 1);
+        m.set("tags", tags);
+        return FrameCodec.json().createArrayNode().add(m);
+    }
+
+    @Test
+    void vllmsInfoGaugeWithATagPerConfigFieldIsExportedAndTagsAreBoundedInAll() throws Exception {
+        assertThat(user.record("engine", infoGauge(38, 5))).isNull(); // 41 tags, as vLLM 0.34's
+        assertThat(scrape()).containsPattern("ray_vllm_cache_config_info\\{ReplicaId=\"\",_block_size_resolved=\"True\","
+                + "engine=\"0\",field_0=\"vvvvv\",.*field_37=\"vvvvv\",.*field_9=\"vvvvv\"\\} 1.0");
+        assertThat(user.record("engine", infoGauge(UserMetrics.MAX_TAGS, 1))).contains("at most " + UserMetrics.MAX_TAGS + " tags");
+        assertThat(user.record("engine", infoGauge(20, UserMetrics.MAX_TAG_CHARS / 20)))
+                .contains("more than " + UserMetrics.MAX_TAG_CHARS + " characters");
+    }
+
+    @Test
+    void namesKeepTheirEndingsAsOnRayButACountersTotalIsNotDoubled() throws Exception {
+        assertThat(user.record("p", one("gauge", "vllm:lora_requests_info", 2, "x"))).isNull();
+        assertThat(user.record("p", one("gauge", "queue_bucket", 3, "x"))).isNull();
+        assertThat(user.record("p", one("counter", "jobs_total", 4, "x"))).isNull();
+        assertThat(user.record("p", one("counter", "jobs", 1, "y"))).isNull(); // the same family as jobs_total
+        assertThat(user.record("p", one("gauge", "jobs", 1, "z"))).contains("first reported as a counter");
+        assertThat(scrape()).contains("ray_vllm_lora_requests_info{t=\"x\"} 2.0").contains("ray_queue_bucket{t=\"x\"} 3.0")
+                .contains("ray_jobs_total{t=\"x\"} 4.0").contains("ray_jobs_total{t=\"y\"} 1.0").doesNotContain("_total_total");
+    }
+
     @Test
     void seriesAreBoundedAndTheDroppedOnesCounted() throws Exception {
         StringBuilder json = new StringBuilder("[");
