@@ -17,6 +17,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))  # waiting.py, shared with the u
 
 from ray._beam.launch import launcher  # noqa: E402
 from waiting import WAIT_S, wait_until  # noqa: E402,F401  (the e2e tests import them from here)
+from isolation import private_home  # noqa: E402
+
+private_home()  # no user's ~/.ray/auth_token in any daemon the tests start (tests/isolation.py)
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,12 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: isolation.py
 
 import _vllm  # noqa: E402
+from isolation import private_home  # noqa: E402
+
+private_home()  # no user's ~/.ray/auth_token in any daemon the tests start (tests/isolation.py)
 
 
 @pytest.fixture(scope="session")
