@@ -1,18 +1,16 @@
 """Placement groups: the PlacementGroup object and Ray's argument checks.
 
-The client's PgTracker (pgtracker.py) follows a group as this process sees it: unknown -> ready (``pg_ready`` pushed)
--> removed (``pg_removed`` pushed, or we removed it); unknown -> failed (``pg_failed``: the
-daemon refused the group). ``ready()`` hands out an ObjectRef resolved with the
-PlacementGroup when the group is placed, so it works in ray.get and ray.wait. The daemon
-pushes events to the connection that created a group; for a group made elsewhere (handed
-to us, or the actor's own) we subscribe with ``pg_watch`` (the daemon then pushes that
-group's events to us too).
+How this process follows a group (its state machine, and ``pg_watch`` for a group made
+elsewhere) is written once, in pgtracker.py; ``ready()`` hands out an ObjectRef the tracker
+resolves with the PlacementGroup when the group is placed, so it works in ray.get and ray.wait.
 
 A group of our own costs one round trip from create to remove (docs/PERFORMANCE.md,
 "Placement groups"): ``pg_create`` is one-way (the id is made here, the arguments were
 checked here as Ray checks them, and the daemon's own refusal comes back as ``pg_failed``
 to ``ready()``), ``ready()`` resolves from the push, and ``pg_remove`` is one-way and
-deferred: written with the next frame or when a wait starts (outbox.py).
+deferred: written with the next frame or when a wait starts (outbox.py). A group with a
+``bundle_label_selector`` is asked for instead, so that a selector the daemon refuses raises
+at ``placement_group()`` as Ray's does.
 """
 
 from __future__ import annotations
