@@ -290,11 +290,6 @@ def _usage_error(message: str) -> None:
 def main(argv=None) -> None:
     socket_path, actor_id = parse_args(sys.argv[1:] if argv is None else list(argv))
     worker_process.prepare_process()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(line_buffering=True)
-        except (AttributeError, ValueError):
-            pass
     Worker(socket_path, actor_id).run()
 
 

@@ -17,6 +17,16 @@ def prepare_process() -> None:
     run_as_batch_task()  # first: threads started later inherit the policy
     extend_sys_path()
     die_with_parent()
+    line_buffered_output()
+
+
+def line_buffered_output() -> None:
+    """Each line the actor prints reaches its log (and the driver) as it is printed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True)
+        except (AttributeError, ValueError):
+            pass
 
 
 def extend_sys_path() -> None:
