@@ -48,6 +48,28 @@ def test_actors_land_only_where_their_selector_matches(ray_start_cluster_head):
     assert listed[a.node_id] == {"ray.io/node-id": a.node_id, "zone": "a", "market": "spot"}
 
 
+def test_node_label_scheduling_strategy_places_hard_and_prefers_soft(ray_start_cluster_head):
+    from ray.util.scheduling_strategies import DoesNotExist, Exists, In, NodeLabelSchedulingStrategy, NotIn
+
+    cluster = ray_start_cluster_head
+    a, b = _zones(cluster)
+    on = lambda **kw: ray.get(Where.options(  # noqa: E731
+        scheduling_strategy=NodeLabelSchedulingStrategy(**kw)).remote().node.remote(), timeout=60)
+    assert on(hard={"zone": In("b", "c")}) == b.node_id
+    assert on(hard={"market": Exists()}) == a.node_id
+    head = cluster.head_node.node_id  # has no zone, so NotIn("a") holds there too
+    assert on(hard={"zone": NotIn("a"), "market": DoesNotExist(), "ray.io/node-id": NotIn(head)}) == b.node_id
+    assert on(hard={"zone": DoesNotExist()}) == head
+    assert {on(hard={"zone": Exists()}, soft={"zone": In("b")}) for _ in range(3)} == {b.node_id}
+    assert on(hard={}, soft={"zone": In("nowhere")}) in {a.node_id, b.node_id, head}
+    with pytest.raises(ValueError, match="cannot both be empty"):
+        NodeLabelSchedulingStrategy(hard={})
+    with pytest.raises(ValueError, match="must be a non-empty tuple"):
+        In()
+    with pytest.raises(ValueError, match="must be one of the `In`, `NotIn`, `Exists` or `DoesNotExist`"):
+        NodeLabelSchedulingStrategy(hard={"zone": "a"})
+
+
 def test_an_actor_no_node_matches_waits_says_why_and_is_placed_when_one_joins(ray_start_cluster_head):
     cluster = ray_start_cluster_head
     _zones(cluster)

@@ -13,7 +13,7 @@ import warnings
 from typing import Any, Dict, Optional
 
 from ray._beam.api.pgs import OBJECT_STORE_MEMORY_DEPRECATED, PlacementGroup, PlacementGroupSchedulingStrategy
-from ray._beam.api.strategies import NodeAffinitySchedulingStrategy
+from ray._beam.api.strategies import NodeAffinitySchedulingStrategy, NodeLabelSchedulingStrategy
 
 logger = logging.getLogger("ray")
 
@@ -165,6 +165,7 @@ def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
         "node_affinity": node_affinity(strategy),
         "spread": strategy == "SPREAD",
         "label_selector": options.get("label_selector"),  # checked by the daemon, with Ray's words
+        "node_labels": strategy.wire() if isinstance(strategy, NodeLabelSchedulingStrategy) else None,
     }
 
 

@@ -17,13 +17,17 @@ import java.util.Map;
  * @param detached       lifetime="detached": survives its owner
  * @param affinity       NodeAffinitySchedulingStrategy, or null
  * @param spread         the "SPREAD" scheduling strategy: the live node holding fewest actors first
- * @param labelSelector  Ray's label_selector: only nodes whose labels match may hold it ({@link LabelSelector#NONE}: any)
+ * @param labelSelector  Ray's label_selector (and NodeLabelSchedulingStrategy's hard expressions): only nodes
+ *                       whose labels match may hold it ({@link LabelSelector#NONE}: any)
+ * @param preferredLabels NodeLabelSchedulingStrategy's soft expressions: nodes whose labels match are tried first
  */
 public record ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
                            ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
-                           List<String> methods, NodeAffinity affinity, boolean spread, LabelSelector labelSelector) {
+                           List<String> methods, NodeAffinity affinity, boolean spread, LabelSelector labelSelector,
+                           LabelSelector preferredLabels) {
     public ActorOptions {
         if (labelSelector == null) labelSelector = LabelSelector.NONE;
+        if (preferredLabels == null) preferredLabels = LabelSelector.NONE;
     }
 
     /** Options without a label selector. */
@@ -31,7 +35,7 @@ public record ActorOptions(Resources request, String groupId, int bundleIndex, M
                         ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
                         List<String> methods, NodeAffinity affinity, boolean spread) {
         this(request, groupId, bundleIndex, envVars, runtimeEnv, maxConcurrency, isAsync, detached, methods, affinity,
-                spread, LabelSelector.NONE);
+                spread, LabelSelector.NONE, LabelSelector.NONE);
     }
 
     /** Options with the default scheduling strategy. */
@@ -39,6 +43,6 @@ public record ActorOptions(Resources request, String groupId, int bundleIndex, M
                         ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
                         List<String> methods) {
         this(request, groupId, bundleIndex, envVars, runtimeEnv, maxConcurrency, isAsync, detached, methods, null, false,
-                LabelSelector.NONE);
+                LabelSelector.NONE, LabelSelector.NONE);
     }
 }

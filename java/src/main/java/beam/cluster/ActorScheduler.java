@@ -90,7 +90,8 @@ final class ActorScheduler {
         Node pinned = affinityTarget(actor);
         if (pinned != null) return placeOn(actor, pinned);
         if (actor.options.affinity() != null && !actor.options.affinity().soft()) return false;
-        Collection<Node> candidates = actor.options.spread() ? leastLoadedFirst(request) : candidates(request);
+        Collection<Node> candidates = preferredFirst(actor.options.preferredLabels(),
+                actor.options.spread() ? leastLoadedFirst(request) : candidates(request));
         for (Node n : candidates) {
             if (placeOn(actor, n)) return true;
         }
@@ -133,6 +134,15 @@ final class ActorScheduler {
             NodeAffinity affinity = a.options.affinity();
             if (affinity != null && !affinity.soft() && affinity.nodeId().equals(node.id)) out.add(a);
         }
+        return out;
+    }
+
+    /** NodeLabelSchedulingStrategy's soft expressions: the nodes they hold on first, the rest after, each in order. */
+    private static Collection<Node> preferredFirst(LabelSelector preferred, Collection<Node> nodes) {
+        if (preferred.isEmpty()) return nodes;
+        List<Node> out = new ArrayList<>(nodes.size());
+        for (Node n : nodes) if (preferred.matches(n.labels)) out.add(n);
+        for (Node n : nodes) if (!preferred.matches(n.labels)) out.add(n);
         return out;
     }
 

@@ -10,7 +10,9 @@ import java.util.regex.Pattern;
  * Ray's {@code label_selector} (an actor's) and one entry of {@code bundle_label_selector} (a
  * placement group bundle's): every condition must hold on the node. A condition is written
  * as Ray writes it: {@code "a100"} (the label equals it), {@code "!spot"} (the node lacks the
- * label or has another value), {@code "in(a, b)"} and {@code "!in(a, b)"}.
+ * label or has another value), {@code "in(a, b)"} and {@code "!in(a, b)"}. Ray's older
+ * {@code NodeLabelSchedulingStrategy} adds {@code Exists()} and {@code DoesNotExist()}: a
+ * condition without values ({@link #exists}).
  */
 public record LabelSelector(List<Condition> conditions) {
     public static final LabelSelector NONE = new LabelSelector(List.of());
@@ -18,19 +20,50 @@ public record LabelSelector(List<Condition> conditions) {
     private static final Pattern VALUE = Pattern.compile(
             "(?<notIn>!?)(?:in)?\\((?<set>" + Labels.NAME + "(?:, ?" + Labels.NAME + ")*)\\)|(?<not>!?)(?<one>" + Labels.NAME + ")");
 
-    /** {@code key} has one of {@code values} ({@code negated}: it lacks the key or has none of them). */
+    /**
+     * {@code key} has one of {@code values}, or any value when there are none ({@code negated}:
+     * it lacks the key or has none of them; with no values, it lacks the key).
+     */
     public record Condition(String key, boolean negated, List<String> values) {
+        public Condition {
+            values = List.copyOf(values);
+        }
+
         boolean holdsOn(Map<String, String> labels) {
             String value = labels.get(key);
-            boolean in = value != null && values.contains(value);
+            boolean in = value != null && (values.isEmpty() || values.contains(value));
             return negated != in;
         }
 
         @Override
         public String toString() {
+            if (values.isEmpty()) return (negated ? "!" : "") + key;
             String set = values.size() == 1 ? values.get(0) : "in(" + String.join(",", values) + ")";
             return key + "=" + (negated ? "!" : "") + set;
         }
+    }
+
+    /** {@code key} is present ({@code negated}: absent), whatever its value. */
+    public static Condition exists(String key, boolean negated) {
+        String wrong = Labels.keyError(key);
+        if (wrong != null) throw new IllegalArgumentException(wrong);
+        return new Condition(key, negated, List.of());
+    }
+
+    /** {@code key} has one of {@code values} ({@code negated}: none of them), each checked as a label value. */
+    public static Condition in(String key, boolean negated, List<String> values) {
+        String wrong = Labels.keyError(key);
+        for (String v : values) if (wrong == null) wrong = Labels.valueError(v);
+        if (wrong != null) throw new IllegalArgumentException(wrong);
+        if (values.isEmpty()) throw new IllegalArgumentException("In and NotIn need at least one value for '" + key + "'");
+        return new Condition(key, negated, values);
+    }
+
+    /** Every condition of this one and of {@code other}. */
+    public LabelSelector and(LabelSelector other) {
+        List<Condition> all = new ArrayList<>(conditions);
+        all.addAll(other.conditions);
+        return new LabelSelector(all);
     }
 
     public LabelSelector {

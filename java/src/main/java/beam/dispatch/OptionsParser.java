@@ -61,7 +61,8 @@ final class OptionsParser {
             return new ActorOptions(request, pg, bundle, env, runtimeEnv, maxConcurrency,
                     o.path("is_async").asBoolean(false), "detached".equals(o.path("lifetime").asText(null)), methods,
                     affinity(o.get("node_affinity")), o.path("spread").asBoolean(false),
-                    selector(o.get("label_selector"), "label_selector"));
+                    selector(o.get("label_selector"), "label_selector").and(expressions(o.path("node_labels"), "hard")),
+                    expressions(o.path("node_labels"), "soft"));
         } catch (IllegalArgumentException e) {
             throw new BadRequest(rid, "create_actor: " + e.getMessage());
         }
@@ -80,6 +81,28 @@ final class OptionsParser {
             map.put(e.getKey(), e.getValue().asText());
         }
         return LabelSelector.parse(map);
+    }
+
+    /**
+     * One side ({@code hard} or {@code soft}) of NodeLabelSchedulingStrategy: a list of
+     * {@code {"key", "op": "in" | "not_in" | "exists" | "does_not_exist", "values"}}.
+     */
+    private static LabelSelector expressions(JsonNode strategy, String side) {
+        List<LabelSelector.Condition> out = new ArrayList<>();
+        for (JsonNode e : strategy.path(side)) {
+            String key = e.path("key").asText("");
+            List<String> values = new ArrayList<>();
+            for (JsonNode v : e.path("values")) values.add(v.asText());
+            out.add(switch (e.path("op").asText("")) {
+                case "in" -> LabelSelector.in(key, false, values);
+                case "not_in" -> LabelSelector.in(key, true, values);
+                case "exists" -> LabelSelector.exists(key, false);
+                case "does_not_exist" -> LabelSelector.exists(key, true);
+                default -> throw new IllegalArgumentException("node_labels." + side + ": op must be in, not_in, exists or "
+                        + "does_not_exist, got " + e.path("op"));
+            });
+        }
+        return new LabelSelector(out);
     }
 
     /**

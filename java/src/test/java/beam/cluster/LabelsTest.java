@@ -32,6 +32,18 @@ class LabelsTest {
     }
 
     @Test
+    void existsAndDoesNotExistLookOnlyAtTheKey() {
+        LabelSelector has = new LabelSelector(List.of(LabelSelector.exists("gpu", false)));
+        LabelSelector lacks = new LabelSelector(List.of(LabelSelector.exists("gpu", true)));
+        assertThat(has.matches(NODE)).isTrue();
+        assertThat(lacks.matches(NODE)).isFalse();
+        assertThat(has.matches(Map.of("zone", "z"))).isFalse();
+        assertThat(lacks.matches(Map.of("zone", "z"))).isTrue();
+        assertThat(has.and(LabelSelector.parse(Map.of("zone", "!us-west1-a"))).matches(NODE)).isFalse();
+        assertThatThrownBy(() -> LabelSelector.in("zone", false, List.of("-x"))).hasMessageContaining("`-x`");
+    }
+
+    @Test
     void everyConditionMustHold() {
         Map<String, String> both = new LinkedHashMap<>();
         both.put("zone", "us-west1-a");
