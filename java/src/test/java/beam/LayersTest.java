@@ -89,8 +89,8 @@ class LayersTest {
     @Test
     void anUpwardEdgeIsFound() {
         Map<String, List<String[]>> imports = Map.of(
-                "link", List.of(new String[] {"MemberLink.java", "cluster"}, new String[] {"MemberLink.java", "dispatch"}),
+                "link", List.of(new String[] {"HeadLinkToMember.java", "cluster"}, new String[] {"HeadLinkToMember.java", "dispatch"}),
                 "dispatch", List.<String[]>of(new String[] {"Session.java", "link"}));
-        assertThat(upwardEdges(imports)).containsExactly("link/MemberLink.java imports beam.dispatch");
+        assertThat(upwardEdges(imports)).containsExactly("link/HeadLinkToMember.java imports beam.dispatch");
     }
 }
