@@ -66,7 +66,7 @@ LINK = [
     ("ping_with_clock", "toNode", "Ping", {"op": "ping", "t": 123456789012}, b""),
     ("ping_of_node", "toHead", "Ping", {"op": "ping"}, b""),
     ("pong", "toHead", "Pong", {"op": "pong", "t": 123456789012}, b""),
-    ("node_facts", "toHead", "NodeFacts",
+    ("node_facts", "toHead", "HostFactsUpdate",
      {"op": "node_facts", "http_ports": {"agent": 52365, "metrics": 8080}}, b""),
     ("client_open", "toHead", "ClientOpen", {"op": "client_open", "client": 7}, b""),
     ("client_close_up", "toHead", "ClientClose", {"op": "client_close", "client": 7}, b""),

@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.ProcessContext;
 
 /**
  * A connected driver or actor worker, as the cluster state sees it: what it is told, in the

@@ -22,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
  * {@link PlacementGroups}; all of them share this object's lock.
  *
  * <p>Threads: every public method holds this object's lock while it reads or changes state;
- * process work goes to {@link NodeLink}, which hands it to a virtual thread. Telling a
+ * process work goes to {@link NodeControl}, which hands it to a virtual thread. Telling a
  * {@link Client} may write to the socket on the calling thread, so the two hot paths tell
  * after the lock is released: {@link #call} to a live actor (and a call's failure) and
  * {@link #onResult}. Otherwise a driver's thread writing a broadcast to its actors would hold
@@ -379,7 +379,7 @@ public final class Cluster {
      * lock is held only to find the node. Fails, naming the node, when it is gone.
      */
     public <A extends NodeQuestion.Answer> CompletableFuture<A> ask(String nodeId, NodeQuestion<A> question) {
-        NodeLink link;
+        NodeControl link;
         synchronized (this) {
             Node node = nodes.get(nodeId);
             if (node == null || !node.alive) {

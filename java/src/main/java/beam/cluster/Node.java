@@ -29,7 +29,7 @@ public final class Node {
     final List<String> gpuIds;
     /** Its labels (Ray's node labels): its id as ray.io/node-id, the defaults and the user's, fixed at its join. */
     final Map<String, String> labels;
-    final NodeLink link;
+    final NodeControl link;
     final long startedMillis = System.currentTimeMillis();
     boolean alive = true;
     String deathReason = "";
@@ -46,13 +46,13 @@ public final class Node {
     DeviceTelemetry telemetry = DeviceTelemetry.NONE;
 
     public Node(String id, String ip, String hostname, boolean head, Resources total,
-                Map<String, NodeAccelerator> accelerators, NodeLink link) {
+                Map<String, NodeAccelerator> accelerators, NodeControl link) {
         this(id, ip, hostname, head, total, accelerators, Map.of(), link);
     }
 
     /** {@code labels}: what the node reported (defaults and the user's); its id is added here. */
     public Node(String id, String ip, String hostname, boolean head, Resources total,
-                Map<String, NodeAccelerator> accelerators, Map<String, String> labels, NodeLink link) {
+                Map<String, NodeAccelerator> accelerators, Map<String, String> labels, NodeControl link) {
         this.id = id;
         this.labels = Labels.ofNode(id, labels);
         this.ip = ip;

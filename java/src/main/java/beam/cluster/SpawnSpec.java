@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.ProcessContext;
 import java.util.List;
 import java.util.Map;
 

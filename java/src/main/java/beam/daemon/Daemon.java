@@ -12,10 +12,10 @@ import beam.dispatch.DaemonContext;
 import beam.dispatch.LocalClient;
 import beam.dispatch.Origin;
 import beam.http.CachedView;
-import beam.http.HeadView;
+import beam.http.HeadClusterReads;
 import beam.views.ClusterLogs;
 import beam.http.Route;
-import beam.link.HeadGate;
+import beam.link.head.HeadGate;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
@@ -35,7 +35,7 @@ import java.util.logging.Logger;
 
 /**
  * The head's daemon: adds to what every node has ({@link NodeAssembly}: agent, unix
- * listener, node.json, HTTP face) the cluster state, its own node in it ({@link HeadLocalNode})
+ * listener, node.json, HTTP face) the cluster state, its own node in it ({@link HeadOwnNode})
  * and the TCP listener where nodes join ({@link HeadGate}, served through
  * {@link RelayedSessions}); it stops through the one {@link StopPath}.
  */
@@ -51,7 +51,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private final String nodeIp;
     private final Cluster cluster = new Cluster(UUID.randomUUID().toString());
     private final NodeAgent agent;
-    private final HeadLocalNode localNode;
+    private final HeadOwnNode localNode;
     private final AtomicInteger jobCounter = new AtomicInteger();
     private final StopPath stop;
     private Listener tcpListener;
@@ -67,7 +67,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         this.nodeId = node.nodeId;
         this.nodeIp = node.nodeIp;
         cluster.longCallMillis(config.longCallSeconds() * 1000L);
-        this.localNode = new HeadLocalNode(cluster, node.answers);
+        this.localNode = new HeadOwnNode(cluster, node.answers);
         this.agent = node.startAgent(localNode);
         localNode.attach(agent);
         this.stop = new StopPath(session, new Steps());
@@ -86,7 +86,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                         config.maxConnections(), gate::serve)).start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
-        ObjectNode headFacts = NodeFacts.collect(nodeIp, node.accelerators, config.environment());
+        ObjectNode headFacts = HostFactsCollector.collect(nodeIp, node.accelerators, config.environment());
         headFacts.put("probe_port", port);
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
                 HostProbe.resources(config, nodeIp, true, node.accelerators), node.accelerators, node.labels, localNode)
@@ -116,7 +116,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         if (config.http() == null) return;
         CachedView<ClusterSnapshot> view = new CachedView<>(cluster::snapshot);
         Supplier<String> health = () -> stop.stopping() ? "the beam daemon is shutting down" : null;
-        HeadView head = new HeadView() {
+        HeadClusterReads head = new HeadClusterReads() {
             @Override
             public ClusterSnapshot status() {
                 return view.get();

@@ -2,8 +2,8 @@ package beam.daemon;
 
 import beam.cluster.NodeAccelerator;
 import beam.connection.Listener;
-import beam.link.HeadDialer;
-import beam.link.HeadLink;
+import beam.link.member.MemberDialer;
+import beam.link.member.MemberLinkToHead;
 import beam.node.NodeAgent;
 import beam.link.Prober;
 import beam.protocol.LinkMessage;
@@ -15,8 +15,8 @@ import java.util.logging.Logger;
 
 /**
  * The daemon of a node that joined a head (`ray start --address HEAD:PORT`): adds to what
- * every node has ({@link NodeAssembly}) the link to the head ({@link HeadDialer},
- * {@link HeadLink}), over which its actor processes and local clients reach the head.
+ * every node has ({@link NodeAssembly}) the link to the head ({@link MemberDialer},
+ * {@link MemberLinkToHead}), over which its actor processes and local clients reach the head.
  * It keeps no cluster state.
  *
  * <p>If the head is lost it stops its actors and its clients and exits with
@@ -33,7 +33,7 @@ public final class MemberDaemon implements RunningDaemon {
     private final String nodeId;
     private final String nodeIp;
     private final StopPath stop;
-    private HeadLink link;
+    private MemberLinkToHead link;
     private ServerSocket probeListener;
     private volatile String lostReason; // why the head is lost, once it is
     private volatile int exitCode;
@@ -50,30 +50,30 @@ public final class MemberDaemon implements RunningDaemon {
 
     /** Connects and authenticates to the head, joins, then serves local clients. */
     public MemberDaemon start() throws IOException {
-        HeadDialer dialer = new HeadDialer(config.headAddress(), config.tls() == null ? null : config.tls().context(),
+        MemberDialer dialer = new MemberDialer(config.headAddress(), config.tls() == null ? null : config.tls().context(),
                 config.authToken());
-        HeadDialer.Joined joined;
+        MemberDialer.Joined joined;
         try {
             joined = dialer.join(joinMessage(), node.codec);
         } catch (IOException e) {
             closeProbeListener();
             throw e;
         }
-        link = new HeadLink(joined, config.heartbeat(), this::headLost);
-        NodeAgent agent = node.startAgent(new LinkedEvents(link));
-        link.attach(new LinkedNode(agent, node.userMetrics, node.answers));
+        link = new MemberLinkToHead(joined, config.heartbeat(), this::headLost);
+        NodeAgent agent = node.startAgent(new MemberActorEvents(link));
+        link.attach(new MemberDaemonServices(agent, node.userMetrics, node.answers));
         Listener unixListener = node.listen(link::localClient);
         node.writeNodeJson(config.headAddress());
         link.startReading(unixListener);
         node.pythonVersions.thenAccept(py -> link.send(new LinkMessage.NodeVersions(py)));
-        node.startHttp(this::healthProblem, null, null, facts -> link.send(new LinkMessage.NodeFacts(facts)));
-        node.startTelemetry(facts -> link.send(new LinkMessage.NodeFacts(facts)));
+        node.startHttp(this::healthProblem, null, null, facts -> link.send(new LinkMessage.HostFactsUpdate(facts)));
+        node.startTelemetry(facts -> link.send(new LinkMessage.HostFactsUpdate(facts)));
         LOG.info("joined the head at " + config.headAddress() + " as node " + nodeIp + " (" + nodeId + ")");
         return this;
     }
 
     private LinkMessage.Join joinMessage() {
-        ObjectNode facts = NodeFacts.collect(nodeIp, node.accelerators, config.environment());
+        ObjectNode facts = HostFactsCollector.collect(nodeIp, node.accelerators, config.environment());
         try {
             probeListener = Prober.listen(nodeIp);
             facts.put("probe_port", probeListener.getLocalPort());

@@ -10,7 +10,7 @@ import beam.codec.PayloadBudget;
 import beam.connection.Connection;
 import beam.connection.Listener;
 import beam.connection.ReaderLoop;
-import beam.http.HeadView;
+import beam.http.HeadClusterReads;
 import beam.http.NodeHttp;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
@@ -71,7 +71,7 @@ final class NodeAssembly {
     NodeAssembly(DaemonConfig config, SessionDir session, String routeTo) {
         this.config = config;
         this.session = session;
-        this.pythonVersions = NodeFacts.pythonVersions(config.environment());
+        this.pythonVersions = HostFactsCollector.pythonVersions(config.environment());
         this.nodeIp = config.nodeIp() != null ? config.nodeIp() : HostProbe.routeAddress(routeTo);
         this.accelerators = HostProbe.accelerators(config);
         String model = accelerators.values().stream().map(NodeAccelerator::type).filter(t -> t != null).findFirst().orElse(null);
@@ -107,7 +107,7 @@ final class NodeAssembly {
      * The HTTP face, bound off the start path when the config asks for one; its ports go into
      * node.json and, as the {@code http_ports} fact, to {@code portsFact} (the cluster or the head).
      */
-    void startHttp(Supplier<String> health, HeadView head, NodeMetrics.ClusterSource cluster,
+    void startHttp(Supplier<String> health, HeadClusterReads head, NodeMetrics.ClusterSource cluster,
                    Consumer<ObjectNode> portsFact) {
         if (config.http() == null) return;
         http = new NodeHttp(config.http(), config.authToken(), health, head,

@@ -9,7 +9,7 @@ import beam.dispatch.OffLoop;
 import beam.dispatch.Origin;
 import beam.dispatch.Session;
 import beam.dispatch.WireFrame;
-import beam.link.HeadSide;
+import beam.link.head.HeadServices;
 import beam.views.VersionCheck;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collection;
@@ -21,7 +21,7 @@ import java.util.logging.Logger;
  * is a {@link Session} of the head's dispatch, and what a node reports is read here by the
  * layers that own it (views/ checks its versions, dispatch/ unwraps its actors' output).
  */
-final class RelayedSessions implements HeadSide {
+final class RelayedSessions implements HeadServices {
     private static final Logger LOG = Logger.getLogger(RelayedSessions.class.getName());
     private final DaemonContext daemon;
 

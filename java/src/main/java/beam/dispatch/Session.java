@@ -5,7 +5,7 @@ import beam.cluster.Cluster;
 import beam.cluster.RequestException;
 import beam.codec.Frame;
 import beam.codec.RelayHeader;
-import beam.cluster.ProcessContext;
+import beam.util.ProcessContext;
 import beam.protocol.Frames;
 import beam.protocol.Request;
 import beam.protocol.Request.BadRequest;

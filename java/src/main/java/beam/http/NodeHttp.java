@@ -33,7 +33,7 @@ public final class NodeHttp implements AutoCloseable {
     private final HttpConfig config;
     private final String token;
     private final Supplier<String> health;
-    private final HeadView head;
+    private final HeadClusterReads head;
     private final NodeMetrics metrics;
     private final Scheduler scheduler;
     private final List<HttpFace> bound = new ArrayList<>(); // guarded by this
@@ -41,12 +41,12 @@ public final class NodeHttp implements AutoCloseable {
     private Scheduler.Timer start; // guarded by this
 
     /** {@code head}: the cluster's views on the head, null on a joined node. */
-    public NodeHttp(HttpConfig config, String token, Supplier<String> health, HeadView head, NodeMetrics metrics) {
+    public NodeHttp(HttpConfig config, String token, Supplier<String> health, HeadClusterReads head, NodeMetrics metrics) {
         this(config, token, health, head, metrics, Scheduler.system());
     }
 
     /** {@code scheduler} times the deferred bind (a manual one in tests). */
-    NodeHttp(HttpConfig config, String token, Supplier<String> health, HeadView head, NodeMetrics metrics,
+    NodeHttp(HttpConfig config, String token, Supplier<String> health, HeadClusterReads head, NodeMetrics metrics,
              Scheduler scheduler) {
         this.scheduler = scheduler;
         this.config = config;

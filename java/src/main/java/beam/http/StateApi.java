@@ -17,7 +17,7 @@ import java.util.List;
  * ({@code {"result": true, "msg": "", "data": {...}}}): the list endpoints of
  * {@code ray list nodes|actors|placement-groups}, {@code /api/cluster_status} as the Ray
  * dashboard's overview reads it, an actor's log tail, and {@code /api/beam/dashboard}, the
- * one view the dashboard page renders. All read one cached status view ({@link HeadView}).
+ * one view the dashboard page renders. All read one cached status view ({@link HeadClusterReads}).
  */
 final class StateApi {
     static final int DEFAULT_LIMIT = 100;
@@ -29,7 +29,7 @@ final class StateApi {
     private StateApi() {
     }
 
-    static List<Route> routes(HeadView head) {
+    static List<Route> routes(HeadClusterReads head) {
         return List.of(
                 list("/api/v0/nodes", "nodes", head),
                 list("/api/v0/actors", "actors", head),
@@ -58,7 +58,7 @@ final class StateApi {
      * (the filter parameters repeat, one of each per filter, ANDed), answered by the same
      * query engine as the CLI's {@code state_list}.
      */
-    private static Route list(String path, String table, HeadView head) {
+    private static Route list(String path, String table, HeadClusterReads head) {
         return new Route(path, false, q -> {
             int limit = Query.integer(q, "limit", StateQuery.DEFAULT_LIMIT, 1, StateQuery.MAX_LIMIT);
             boolean detail = Query.bool(q, "detail", false);
@@ -88,7 +88,7 @@ final class StateApi {
      * ({@code filename}, {@code node_ip}) log, read by the node that holds it;
      * {@code suffix=err} for stderr.
      */
-    private static Route.Reply log(HeadView head, java.util.Map<String, String> q) throws Route.HttpError {
+    private static Route.Reply log(HeadClusterReads head, java.util.Map<String, String> q) throws Route.HttpError {
         String actorId = Query.text(q, "actor_id", null);
         if (actorId != null && !Ids.isHex(actorId, 32)) {
             throw new Route.HttpError(400, "query parameter 'actor_id' must be 32 hex characters");
@@ -134,7 +134,7 @@ final class StateApi {
      * {@code ray stack --actor-id} reports it. Token-guarded beyond loopback like every route
      * but the health probes: a stack names code and files.
      */
-    private static Route.Reply actorStack(HeadView head, java.util.Map<String, String> q) throws Route.HttpError {
+    private static Route.Reply actorStack(HeadClusterReads head, java.util.Map<String, String> q) throws Route.HttpError {
         String actorId = Query.text(q, "actor_id", null);
         if (actorId == null || !Ids.isHex(actorId, 32)) {
             throw new Route.HttpError(400, "query parameter 'actor_id' (32 hex characters) is required");

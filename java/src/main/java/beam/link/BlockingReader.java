@@ -14,11 +14,11 @@ import java.io.IOException;
  * its listener gave it, a joined node reads a TLS link here (TLS cannot be selected) and a
  * plain one in its reader loop.
  */
-final class BlockingReader {
+public final class BlockingReader {
     private BlockingReader() {
     }
 
-    static void feed(Connection connection, ReaderLoop.Handler handler) {
+    public static void feed(Connection connection, ReaderLoop.Handler handler) {
         Exception why = null;
         try {
             Frame frame;

@@ -10,12 +10,12 @@ import java.util.logging.Logger;
  * Hands one frame of a link to its end's switch. A frame that does not read as a link
  * message, or whose handling throws, is logged and dropped: one bad frame never cuts a link.
  */
-final class LinkFrame {
+public final class LinkFrame {
     private static final Logger LOG = Logger.getLogger(LinkFrame.class.getName());
 
     /** A {@code LinkCodec} reader for one direction. */
     @FunctionalInterface
-    interface Reader<M> {
+    public interface Reader<M> {
         M read(Frame frame) throws BadRequest;
     }
 
@@ -23,7 +23,7 @@ final class LinkFrame {
     }
 
     /** {@code from}: the peer, as log lines name it ("node 10.0.0.2", "the head"). */
-    static <M> void handle(Frame frame, Reader<M> reader, Consumer<M> handler, String from) {
+    public static <M> void handle(Frame frame, Reader<M> reader, Consumer<M> handler, String from) {
         M message;
         try {
             message = reader.read(frame);

@@ -2,7 +2,7 @@ package beam.node;
 
 import beam.cluster.SpawnSpec;
 import beam.cluster.NodeAccelerator;
-import beam.cluster.ProcessContext;
+import beam.util.ProcessContext;
 import beam.config.Environment;
 import beam.util.Scheduler;
 import java.util.concurrent.atomic.AtomicBoolean;

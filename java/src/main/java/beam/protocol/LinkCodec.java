@@ -11,11 +11,10 @@ import beam.protocol.LinkMessage.ActorStarted;
 import beam.protocol.LinkMessage.Challenge;
 import beam.protocol.LinkMessage.ClientClose;
 import beam.protocol.LinkMessage.ClientOpen;
-import beam.protocol.LinkMessage.Context;
 import beam.protocol.LinkMessage.Join;
 import beam.protocol.LinkMessage.JoinAnswer;
 import beam.protocol.LinkMessage.KillActor;
-import beam.protocol.LinkMessage.NodeFacts;
+import beam.protocol.LinkMessage.HostFactsUpdate;
 import beam.protocol.LinkMessage.NodeLeave;
 import beam.protocol.LinkMessage.NodeVersions;
 import beam.protocol.LinkMessage.Ping;
@@ -29,6 +28,7 @@ import beam.protocol.LinkMessage.UnknownAsk;
 import beam.protocol.LinkMessage.Welcome;
 import beam.protocol.Request.BadRequest;
 import beam.util.ErrorKind;
+import beam.util.ProcessContext;
 import beam.util.NodeQuestion;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -107,7 +107,7 @@ public final class LinkCodec {
                 h = Frames.header("client_close");
                 h.put("client", c.client());
             }
-            case NodeFacts f -> {
+            case HostFactsUpdate f -> {
                 h = Frames.header("node_facts");
                 h.setAll(f.facts());
             }
@@ -191,7 +191,7 @@ public final class LinkCodec {
             case "node_facts" -> {
                 ObjectNode facts = h.deepCopy();
                 facts.remove("op");
-                yield new NodeFacts(facts);
+                yield new HostFactsUpdate(facts);
             }
             case "actor_started" -> new ActorStarted(f.hex("actor_id", 32), f.longInteger("pid"));
             case "actor_start_failed" -> new ActorStartFailed(f.hex("actor_id", 32), f.text("detail"));
@@ -215,10 +215,10 @@ public final class LinkCodec {
             case "client_close" -> new ClientClose(f.longInteger("client"));
             case "start_actor" -> {
                 ObjectNode c = f.optObject("context");
-                Context context = null;
+                ProcessContext context = null;
                 if (c != null) {
                     Fields cf = new Fields(c, "start_actor context");
-                    context = new Context(cf.optText("python"), cf.optText("cwd"), cf.textList("sys_path"));
+                    context = new ProcessContext(cf.optText("python"), cf.optText("cwd"), cf.textList("sys_path"));
                 }
                 yield new StartActor(f.hex("actor_id", 32), f.text("class_name"), f.textListMap("accelerator_ids"),
                         f.textMap("env_vars"), context, f.optBool("log_to_owner", true), f.integer("omp_threads"));

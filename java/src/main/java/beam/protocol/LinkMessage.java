@@ -2,6 +2,7 @@ package beam.protocol;
 
 import beam.codec.Frame;
 import beam.util.NodeQuestion;
+import beam.util.ProcessContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
@@ -76,8 +77,11 @@ public sealed interface LinkMessage {
     record Pong(long t) implements ToHead {
     }
 
-    /** Facts learnt after the join (the HTTP face's ports), merged into the node's. */
-    record NodeFacts(ObjectNode facts) implements ToHead {
+    /**
+     * Host facts learnt after the join (the HTTP face's ports, accelerator telemetry), merged into the
+     * node's {@code cluster/HostFacts}; on the wire the op {@code node_facts}.
+     */
+    record HostFactsUpdate(ObjectNode facts) implements ToHead {
     }
 
     record ClientOpen(long client) implements ToHead {
@@ -122,11 +126,8 @@ public sealed interface LinkMessage {
      * interpreter, working directory and sys.path (null when unknown).
      */
     record StartActor(String actorId, String className, Map<String, List<String>> acceleratorIds,
-                      Map<String, String> envVars, Context context, boolean logToOwner, int ompThreads)
+                      Map<String, String> envVars, ProcessContext context, boolean logToOwner, int ompThreads)
             implements ToNode {
-    }
-
-    record Context(String python, String cwd, List<String> sysPath) {
     }
 
     record KillActor(String actorId) implements ToNode {

@@ -7,7 +7,7 @@ import java.util.List;
  * head's own node answers in process, a joined node over its link (node_ask / node_answer,
  * written by protocol/NodeQuestionCodec); node/NodeAnswers answers each kind by an exhaustive
  * switch, so a new kind is one record pair here and the compiler's list of places. It lives
- * in util/ because the domain (cluster/NodeLink), the link codec below it and the node above
+ * in util/ because the domain (cluster/NodeControl), the link codec below it and the node above
  * it all name it. An answer must be bounded: it travels in one frame header.
  *
  * @param <A> the answer's type

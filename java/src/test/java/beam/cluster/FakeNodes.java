@@ -2,7 +2,7 @@ package beam.cluster;
 
 import beam.codec.Frame;
 import beam.dispatch.FramedClient;
-import beam.cluster.ProcessContext;
+import beam.util.ProcessContext;
 import beam.util.NodeQuestion;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +12,7 @@ final class FakeNodes {
     private FakeNodes() {
     }
 
-    static final class Link implements NodeLink {
+    static final class Link implements NodeControl {
         final List<ActorRecord> started = new ArrayList<>();
         final List<ActorRecord> killed = new ArrayList<>();
 

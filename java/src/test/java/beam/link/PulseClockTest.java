@@ -42,7 +42,7 @@ class PulseClockTest {
             Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen(pulse.clock());
             AtomicLong lostAt = new AtomicLong(-1);
             long start = clock.nanoTime();
-            pulse.add(() -> { // what MemberLink.beat does: lost after too long a silence, else ping
+            pulse.add(() -> { // what HeadLinkToMember.beat does: lost after too long a silence, else ping
                 if (lastSeen.silentMillis() > heartbeat.timeoutMillis()) {
                     lostAt.set(clock.millisSince(start));
                     return false;

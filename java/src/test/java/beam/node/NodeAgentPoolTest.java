@@ -3,7 +3,7 @@ package beam.node;
 import beam.cluster.SpawnSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.cluster.ProcessContext;
+import beam.util.ProcessContext;
 import beam.codec.Frame;
 import beam.util.Await;
 import java.nio.file.Files;

@@ -6,7 +6,7 @@ import beam.cluster.AcceleratorKind;
 import beam.cluster.Cluster;
 import beam.cluster.Node;
 import beam.cluster.NodeAccelerator;
-import beam.cluster.NodeLink;
+import beam.cluster.NodeControl;
 import beam.cluster.Resources;
 import beam.codec.FrameCodec;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * keeps exactly those (tests/e2e/test_shapes.py compares its ray.nodes() with the same file).
  */
 class NodeRowTest {
-    private static final NodeLink NO_LINK = null;
+    private static final NodeControl NO_LINK = null;
 
     @Test
     void rowsStartWithRaysKeysAndTheStateNamesThem() throws Exception {

@@ -1,14 +1,16 @@
-package beam.link;
+package beam.link.head;
 
 import beam.auth.TokenAuth;
-import beam.cluster.Node;
 import beam.cluster.Labels;
+import beam.cluster.Node;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.Resources;
 import beam.codec.Frame;
 import beam.codec.FrameException;
 import beam.codec.FrameLimits;
 import beam.connection.Connection;
+import beam.link.Heartbeat;
+import beam.link.Pulse;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.Protocol;
@@ -35,14 +37,14 @@ public final class HeadGate {
     public static final FrameLimits JOIN_LIMITS = new FrameLimits(16 * 1024, 0);
     private static final Logger LOG = Logger.getLogger(HeadGate.class.getName());
 
-    private final HeadSide head;
+    private final HeadServices head;
     private final TokenAuth auth;
     private final Heartbeat heartbeat;
     private final Pulse pulse;
     private final Strangers strangers;
 
     /** {@code maxConnections}: the TCP listener's limit, of which strangers may hold a quarter ({@link Strangers}). */
-    public HeadGate(HeadSide head, TokenAuth auth, Heartbeat heartbeat, int maxConnections) {
+    public HeadGate(HeadServices head, TokenAuth auth, Heartbeat heartbeat, int maxConnections) {
         this.strangers = Strangers.forListener(maxConnections);
         this.head = head;
         this.auth = auth;
@@ -134,7 +136,7 @@ public final class HeadGate {
             refuse(connection, rid, e.getMessage());
             return;
         }
-        MemberLink link = new MemberLink(connection, head, nodeId, ip, join.sessionDir(), heartbeat, pulse);
+        HeadLinkToMember link = new HeadLinkToMember(connection, head, nodeId, ip, join.sessionDir(), heartbeat, pulse);
         // before addNode: adding the node may place waiting actors on it at once, and the node
         // reads the first frame after its join as the reply
         connection.send(LinkCodec.encode(new LinkMessage.Welcome(rid, head.headNodeId(), head.cluster().namespace(),

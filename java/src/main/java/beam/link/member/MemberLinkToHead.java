@@ -1,12 +1,15 @@
-package beam.link;
+package beam.link.member;
 
-import beam.cluster.ProcessContext;
+import beam.cluster.SpawnSpec;
 import beam.codec.Frame;
 import beam.codec.FrameException;
 import beam.connection.Connection;
 import beam.connection.Listener;
 import beam.connection.ReaderLoop;
-import beam.cluster.SpawnSpec;
+import beam.link.BlockingReader;
+import beam.link.Heartbeat;
+import beam.link.LinkFrame;
+import beam.link.Pulse;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.LinkMessage.ToNode;
@@ -15,7 +18,9 @@ import beam.protocol.RequestCodec;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -24,10 +29,10 @@ import java.util.logging.Logger;
 /**
  * A joined node's end of its link to the head. Every local client (driver or actor worker)
  * is relayed up it, tagged with a client id, and the head's answers come back the same way;
- * the head's orders (start, kill) go to the node it runs on ({@link MemberNode}), and that
+ * the head's orders (start, kill) go to the node it runs on ({@link MemberServices}), and that
  * node's actor events go back up through {@link #started}, {@link #exited} and the rest.
  *
- * <p>States of a link at a joined node: joining ({@link HeadDialer}: connect, answer the
+ * <p>States of a link at a joined node: joining ({@link MemberDialer}: connect, answer the
  * challenge, join; any failure ends the start with the reason), then joined from this
  * link's construction until the first of:
  * {@link #leave} (this node stops: it says {@code node_leave}, then {@link #close}), or lost
@@ -38,11 +43,11 @@ import java.util.logging.Logger;
  * for plain TCP, a platform thread of its own for TLS, whose reads block), which must not
  * block; local clients' frames on the reader loop. Sends never wait (Connection).
  */
-public final class HeadLink implements ReaderLoop.Handler {
-    private static final Logger LOG = Logger.getLogger(HeadLink.class.getName());
+public final class MemberLinkToHead implements ReaderLoop.Handler {
+    private static final Logger LOG = Logger.getLogger(MemberLinkToHead.class.getName());
     private static final String METRICS = RequestCodec.op(Request.Metrics.class);
 
-    private final HeadDialer.Joined joined;
+    private final MemberDialer.Joined joined;
     private final Connection head;
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
@@ -53,9 +58,9 @@ public final class HeadLink implements ReaderLoop.Handler {
     private final Consumer<ToNode> handler = this::handle; // made once, not per frame
     private volatile boolean leaving;
     private final AtomicBoolean lost = new AtomicBoolean();
-    private MemberNode node;
+    private MemberServices node;
 
-    public HeadLink(HeadDialer.Joined joined, Heartbeat heartbeat, Consumer<String> onLost) {
+    public MemberLinkToHead(MemberDialer.Joined joined, Heartbeat heartbeat, Consumer<String> onLost) {
         this.joined = joined;
         this.head = joined.connection();
         this.heartbeat = heartbeat;
@@ -64,7 +69,7 @@ public final class HeadLink implements ReaderLoop.Handler {
     }
 
     /** The node that runs the actors the head places here and keeps its clients' metrics; before {@link #startReading}. */
-    public void attach(MemberNode node) {
+    public void attach(MemberServices node) {
         this.node = node;
     }
 
@@ -138,17 +143,23 @@ public final class HeadLink implements ReaderLoop.Handler {
             case LinkMessage.KillActor k -> node.kill(k.actorId());
             case LinkMessage.Ask a -> node.answer(a.question()).whenComplete((answer, failure) -> {
                 if (failure == null) send(new LinkMessage.AskAnswer(a.askId(), answer, null));
-                else send(new LinkMessage.AskAnswer(a.askId(), null, PendingAsks.why(failure)));
+                else send(new LinkMessage.AskAnswer(a.askId(), null, why(failure)));
             });
             case LinkMessage.UnknownAsk a -> send(new LinkMessage.AskAnswer(a.askId(), null,
                     "this node does not answer '" + a.kind() + "' (a node of another beam version?)"));
         }
     }
 
+    /** The error a failed answer sends back: the cause, not the future's wrapper. */
+    static String why(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) t = t.getCause();
+        return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+
     private static SpawnSpec spawnSpec(LinkMessage.StartActor s) {
-        LinkMessage.Context c = s.context();
-        return new SpawnSpec(s.actorId(), s.className(), s.acceleratorIds(), s.envVars(),
-                c == null ? null : new ProcessContext(c.python(), c.cwd(), c.sysPath()), s.logToOwner(), s.ompThreads());
+        return new SpawnSpec(s.actorId(), s.className(), s.acceleratorIds(), s.envVars(), s.context(), s.logToOwner(),
+                s.ompThreads());
     }
 
     /** One heartbeat ({@link Pulse}): give up on a silent head, else ping it. */

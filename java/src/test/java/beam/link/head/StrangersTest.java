@@ -1,4 +1,4 @@
-package beam.link;
+package beam.link.head;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package beam.link;
+package beam.link.head;
 
 import beam.connection.Connection;
 import java.util.ArrayDeque;

@@ -2,7 +2,7 @@ package beam.daemon;
 
 import beam.cluster.ActorRecord;
 import beam.cluster.Cluster;
-import beam.cluster.NodeLink;
+import beam.cluster.NodeControl;
 import beam.codec.Frame;
 import beam.dispatch.WireFrame;
 import beam.node.ActorEvents;
@@ -14,13 +14,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-/** The head's own node: actor starts go to the local agent, its events straight to the cluster. */
-final class HeadLocalNode implements NodeLink, ActorEvents {
+/**
+ * The head's own node, as the cluster controls it ({@link NodeControl}) without a link: actor starts go to the
+ * local agent, its questions to {@link NodeAnswers}, its actor events straight to the cluster. A joined node's
+ * {@link NodeControl} is the head's end of its link ({@code link/head/HeadLinkToMember}).
+ */
+final class HeadOwnNode implements NodeControl, ActorEvents {
     private final Cluster cluster;
     private final NodeAnswers answers;
     private NodeAgent agent;
 
-    HeadLocalNode(Cluster cluster, NodeAnswers answers) {
+    HeadOwnNode(Cluster cluster, NodeAnswers answers) {
         this.cluster = cluster;
         this.answers = answers;
     }

@@ -1,4 +1,4 @@
-package beam.link;
+package beam.link.member;
 
 import beam.auth.TokenAuth;
 import beam.codec.Frame;
@@ -22,7 +22,7 @@ import javax.net.ssl.SSLSocket;
  * {@link IOException} that says what to check; the whole handshake is bounded by
  * {@link #JOIN_TIMEOUT_MILLIS}.
  */
-public final class HeadDialer {
+public final class MemberDialer {
     static final long JOIN_TIMEOUT_MILLIS = 15_000;
     private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
 
@@ -38,7 +38,7 @@ public final class HeadDialer {
     private final String authToken;
 
     /** {@code tls}: null for plain TCP; {@code authToken}: null when this node has none. */
-    public HeadDialer(String headAddress, SSLContext tls, String authToken) {
+    public MemberDialer(String headAddress, SSLContext tls, String authToken) {
         this.address = headAddress;
         this.tls = tls;
         this.authToken = authToken;

@@ -1,7 +1,7 @@
 package beam.daemon;
 
 import beam.cluster.SpawnSpec;
-import beam.link.MemberNode;
+import beam.link.member.MemberServices;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
 import beam.node.NodeAnswers;
@@ -9,8 +9,11 @@ import beam.util.NodeQuestion;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.concurrent.CompletableFuture;
 
-/** A joined node as its link to the head sees it: the head's orders go to its agent, its clients' metrics stay here. */
-record LinkedNode(NodeAgent agent, UserMetrics metrics, NodeAnswers answers) implements MemberNode {
+/**
+ * What a joined node's daemon provides to its link to the head ({@link MemberServices}): the head's orders go to
+ * its agent, its questions to {@link NodeAnswers}, its clients' metrics stay here.
+ */
+record MemberDaemonServices(NodeAgent agent, UserMetrics metrics, NodeAnswers answers) implements MemberServices {
     @Override
     public void spawn(SpawnSpec spec) {
         agent.spawn(spec);

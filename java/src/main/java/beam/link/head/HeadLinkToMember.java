@@ -1,14 +1,18 @@
-package beam.link;
+package beam.link.head;
 
 import beam.cluster.ActorRecord;
 import beam.cluster.Cluster;
 import beam.cluster.Node;
-import beam.cluster.NodeLink;
+import beam.cluster.NodeControl;
+import beam.cluster.SpawnSpec;
 import beam.codec.Frame;
 import beam.codec.FrameException;
 import beam.connection.Connection;
 import beam.connection.ReaderLoop;
-import beam.cluster.SpawnSpec;
+import beam.link.BlockingReader;
+import beam.link.Heartbeat;
+import beam.link.LinkFrame;
+import beam.link.Pulse;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.LinkMessage.ToHead;
@@ -23,9 +27,9 @@ import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
- * The head's end of one joined node's link. It is that node's {@link NodeLink} (actor
+ * The head's end of one joined node's link. It is that node's {@link NodeControl} (actor
  * starts and kills go down as {@code start_actor} / {@code kill_actor}), and it hosts a
- * client of the head ({@link HeadSide.RelayedClient}) for every client of that node (drivers and actor workers), whose frames
+ * client of the head ({@link HeadServices.RelayedClient}) for every client of that node (drivers and actor workers), whose frames
  * arrive tagged with a client id. The node's process events come up as link ops.
  *
  * <p>States of a link at the head: a stranger ({@link HeadGate}: challenged, refused unless
@@ -37,11 +41,11 @@ import java.util.logging.Logger;
  * <p>Threads: {@link #run()} reads on the connection's thread, in order; sends
  * never wait (Connection). {@code clients} is concurrent because the cluster pushes from any thread.
  */
-public final class MemberLink implements NodeLink, ReaderLoop.Handler {
-    private static final Logger LOG = Logger.getLogger(MemberLink.class.getName());
+public final class HeadLinkToMember implements NodeControl, ReaderLoop.Handler {
+    private static final Logger LOG = Logger.getLogger(HeadLinkToMember.class.getName());
 
     private final Connection connection;
-    private final HeadSide head;
+    private final HeadServices head;
     private final Cluster cluster;
     private final String nodeId;
     private final String nodeIp;
@@ -49,7 +53,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private final String sessionDir;
     private final Heartbeat heartbeat;
     private final Heartbeat.LastSeen lastSeen = new Heartbeat.LastSeen();
-    private final Map<Long, HeadSide.RelayedClient> clients = new ConcurrentHashMap<>();
+    private final Map<Long, HeadServices.RelayedClient> clients = new ConcurrentHashMap<>();
     private final AtomicBoolean lost = new AtomicBoolean();
     private final PendingAsks asks;
     private final Pulse pulse;
@@ -57,7 +61,7 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private boolean left; // read thread only
     private Node node; // read thread only: set by run()
 
-    MemberLink(Connection connection, HeadSide head, String nodeId, String nodeIp, String sessionDir,
+    HeadLinkToMember(Connection connection, HeadServices head, String nodeId, String nodeIp, String sessionDir,
                Heartbeat heartbeat, Pulse pulse) {
         this.pulse = pulse;
         this.connection = connection;
@@ -96,18 +100,18 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
     private void handle(ToHead message) {
         switch (message) {
             case LinkMessage.Relayed r -> {
-                HeadSide.RelayedClient client = clients.get(r.cid());
+                HeadServices.RelayedClient client = clients.get(r.cid());
                 if (client != null) client.onFrame(r.frame());
             }
             case LinkMessage.Ping p -> { }
             case LinkMessage.Pong p -> { // the answer to our ping, carrying the time we sent it
                 if (p.t() != 0) node.heardRtt(Math.max(0, (System.nanoTime() - p.t()) / 1_000)); // no lock: Node
             }
-            case LinkMessage.NodeFacts f -> cluster.onNodeFacts(nodeId, f.facts());
+            case LinkMessage.HostFactsUpdate f -> cluster.onNodeFacts(nodeId, f.facts());
             case LinkMessage.ClientOpen c -> clients.put(c.client(),
                     head.openClient(nodeId, nodeIp, sessionDir, lineTo(c.client())));
             case LinkMessage.ClientClose c -> {
-                HeadSide.RelayedClient s = clients.remove(c.client());
+                HeadServices.RelayedClient s = clients.remove(c.client());
                 if (s != null) s.onClosed();
             }
             case LinkMessage.ActorStarted a -> cluster.onActorProcessStarted(a.actorId(), a.pid());
@@ -124,16 +128,16 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         connection.send(LinkCodec.encode(message));
     }
 
-    private HeadSide.ClientLine lineTo(long cid) {
-        return new HeadSide.ClientLine() {
+    private HeadServices.ClientLine lineTo(long cid) {
+        return new HeadServices.ClientLine() {
             @Override
             public void send(Frame frame) {
-                MemberLink.this.send(new LinkMessage.Relayed(cid, frame));
+                HeadLinkToMember.this.send(new LinkMessage.Relayed(cid, frame));
             }
 
             @Override
             public void close() {
-                MemberLink.this.send(new LinkMessage.ClientClose(cid));
+                HeadLinkToMember.this.send(new LinkMessage.ClientClose(cid));
             }
         };
     }
@@ -166,14 +170,12 @@ public final class MemberLink implements NodeLink, ReaderLoop.Handler {
         cluster.onNodeLost(nodeId, reason);
     }
 
-    // ------------------------------------------------------------------ NodeLink
+    // ------------------------------------------------------------------ NodeControl
 
     @Override
     public void startActor(ActorRecord actor, Map<String, List<String>> deviceIds) {
         SpawnSpec spec = SpawnSpec.of(actor, deviceIds);
-        var ctx = spec.context();
-        send(new LinkMessage.StartActor(spec.actorId(), spec.className(), deviceIds, spec.envVars(),
-                ctx == null ? null : new LinkMessage.Context(ctx.python(), ctx.cwd(), ctx.sysPath()),
+        send(new LinkMessage.StartActor(spec.actorId(), spec.className(), deviceIds, spec.envVars(), spec.context(),
                 spec.logToOwner(), spec.ompThreads()));
     }
 

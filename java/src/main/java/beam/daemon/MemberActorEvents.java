@@ -1,12 +1,12 @@
 package beam.daemon;
 
 import beam.codec.Frame;
-import beam.link.HeadLink;
+import beam.link.member.MemberLinkToHead;
 import beam.node.ActorEvents;
 import java.util.List;
 
-/** A joined node's actor events: each goes up its link to the head. */
-record LinkedEvents(HeadLink link) implements ActorEvents {
+/** A joined node's actor events (its agent's starts, exits and logs): each goes up its link to the head. */
+record MemberActorEvents(MemberLinkToHead link) implements ActorEvents {
     @Override
     public void started(String actorId, long pid) {
         link.started(actorId, pid);

@@ -6,11 +6,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What the cluster asks of the node that hosts an actor. The head's own node answers
- * in-process; a joined node answers over its TCP link. Both report back through the
+ * What the cluster asks of the node that hosts an actor: start or kill its process, answer a
+ * question. The head's own node answers in-process ({@code daemon/HeadOwnNode}); a joined node
+ * answers over its TCP link ({@code link/head/HeadLinkToMember}). Both report back through the
  * {@link Cluster} callbacks ({@code onActorProcessStarted}, {@code onActorExited}).
  */
-public interface NodeLink {
+public interface NodeControl {
     /**
      * Starts the actor's worker process with these device ids per accelerator resource; must
      * not block the caller for long.

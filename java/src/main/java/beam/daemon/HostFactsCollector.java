@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 
 
 /**
- * What a node tells the head about itself at join, for diagnostics (`ray status`,
+ * Collects the facts a node tells the head about its host at join (the head keeps them as
+ * {@code cluster/HostFacts}; later ones come as {@code LinkMessage.HostFactsUpdate}), for diagnostics (`ray status`,
  * `ray doctor`): versions (beam, protocol, Java, Python and, where installed, vLLM and
  * torch), its network interfaces and which one carries the node IP, and its accelerators
  * (kind, vendor, model, ids, the visibility variable the node was started with), and its
@@ -32,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * ({@code BEAM_PYTHON}, set by the launcher: ray._beam.launch.launcher.daemon_env), asked once in the
  * background shortly after start.
  */
-public final class NodeFacts {
+public final class HostFactsCollector {
     static final long PROBE_DELAY_MS = 500;
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
     private static final String PROBE = String.join("\n",
@@ -46,7 +47,7 @@ public final class NodeFacts {
             "print(json.dumps({'python': '%d.%d.%d' % sys.version_info[:3], 'vllm': v('vllm'), 'torch': v('torch'),",
             "                  'cloudpickle': v('cloudpickle')}))");
 
-    private NodeFacts() {
+    private HostFactsCollector() {
     }
 
     /**

@@ -1,12 +1,10 @@
-package beam.link;
+package beam.link.head;
 
 import beam.protocol.LinkMessage;
 import beam.util.NodeQuestion;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -61,12 +59,5 @@ final class PendingAsks {
         lostReason = reason;
         var lost = new IllegalStateException(peerName + " was lost before it answered: " + reason);
         waiting.values().forEach(w -> w.answer().completeExceptionally(lost));
-    }
-
-    /** The message a failed answer sends back: the cause, not the future's wrapper. */
-    static String why(Throwable failure) {
-        Throwable t = failure;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) t = t.getCause();
-        return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
     }
 }

@@ -1,4 +1,4 @@
-package beam.link;
+package beam.link.head;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -60,12 +60,5 @@ class PendingAsksTest {
         CompletableFuture<?> after = asks.ask(STACKS, sent::add);
         assertThatThrownBy(after::join).hasMessageContaining("node 10.0.0.2 is lost");
         assertThat(sent).hasSize(before); // nothing sent down a dead link
-    }
-
-    @Test
-    void whyNamesTheCauseNotTheWrapper() {
-        var failed = CompletableFuture.failedFuture(new IllegalStateException("no such pid")).thenApply(x -> x);
-        Throwable t = failed.handle((r, e) -> e).join();
-        assertThat(PendingAsks.why(t)).isEqualTo("no such pid");
     }
 }

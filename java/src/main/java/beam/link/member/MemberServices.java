@@ -1,4 +1,4 @@
-package beam.link;
+package beam.link.member;
 
 import beam.cluster.SpawnSpec;
 import beam.util.NodeQuestion;
@@ -6,12 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The node a joined node's end of the link ({@link HeadLink}) serves: it runs the actor
- * processes the head orders, and keeps the metrics its own clients push (they stay on this
- * node). The daemon implements it over its node agent and metrics registry, so link/ needs
- * neither.
+ * What a joined node's daemon provides to its end of the link to the head
+ * ({@link MemberLinkToHead}): it runs the actor processes the head orders, answers the head's
+ * questions, and keeps the metrics its own clients push (they stay on this node). The daemon
+ * implements it over its node agent and metrics registry ({@code daemon/MemberDaemonServices}),
+ * so link/ needs neither. Its counterpart on the head is {@code link/head/HeadServices}.
  */
-public interface MemberNode {
+public interface MemberServices {
     void spawn(SpawnSpec spec);
 
     void kill(String actorId);

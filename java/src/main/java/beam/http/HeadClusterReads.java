@@ -4,8 +4,8 @@ import beam.cluster.ClusterSnapshot;
 import beam.views.ClusterLogs;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-/** What the head's HTTP routes read of the cluster. */
-public interface HeadView {
+/** What the head's HTTP routes (dashboard, state API, logs, stacks) read of the cluster; null on a joined node. */
+public interface HeadClusterReads {
     /** One snapshot of the cluster (shared; at most a few hundred ms old). */
     ClusterSnapshot status();
 

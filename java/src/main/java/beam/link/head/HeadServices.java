@@ -1,4 +1,4 @@
-package beam.link;
+package beam.link.head;
 
 import beam.cluster.Forwarded;
 import beam.cluster.Cluster;
@@ -7,13 +7,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collection;
 
 /**
- * What the head's end of the node links ({@link HeadGate}, {@link MemberLink}) needs from
- * the daemon above it: the cluster nodes join, the head's node id, a session for each client
- * a joined node relays (link/ only carries its frames; the daemon's dispatch serves it), and
- * the reading of what a node reports that is not link business. The head's daemon
- * implements it, so link/ imports nothing above the domain.
+ * What the head's daemon provides to the head's end of the node links ({@link HeadGate},
+ * {@link HeadLinkToMember}): the cluster nodes join, the head's node id, a session for each
+ * client a joined node relays (link/ only carries its frames; the daemon's dispatch serves it),
+ * and the reading of what a node reports that is not link business. The head's daemon
+ * implements it ({@code daemon/RelayedSessions}), so link/ imports nothing above the domain.
+ * Its counterpart on a joined node is {@code link/member/MemberServices}.
  */
-public interface HeadSide {
+public interface HeadServices {
     Cluster cluster();
 
     String headNodeId();
