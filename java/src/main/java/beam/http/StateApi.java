@@ -33,8 +33,13 @@ final class StateApi {
     }
 
     static List<Route> routes(HeadView head) {
+        return routes(head, TABLES);
+    }
+
+    /** Every route of the head's API, with one {@code /api/v0/<table>} per table of {@code tables}. */
+    static List<Route> routes(HeadView head, StateTables tables) {
         List<Route> routes = new ArrayList<>();
-        for (StateTable<?> t : TABLES.all()) routes.add(list(LIST_PREFIX + t.name(), t.name(), head));
+        for (StateTable<?> t : tables.all()) routes.add(list(LIST_PREFIX + t.name(), t.name(), tables, head));
         routes.addAll(List.of(
                 new Route("/api/cluster_status", false, q -> Route.Reply.json(reply("Got cluster status.",
                         ClusterStatusView.of(head.status())))),
@@ -60,7 +65,7 @@ final class StateApi {
      * (the filter parameters repeat, one of each per filter, ANDed), answered by the same
      * query engine as the CLI's {@code state_list}.
      */
-    private static Route list(String path, String table, HeadView head) {
+    private static Route list(String path, String table, StateTables tables, HeadView head) {
         return new Route(path, false, q -> {
             int limit = Query.integer(q, "limit", StateQuery.DEFAULT_LIMIT, 1, StateQuery.MAX_LIMIT);
             boolean detail = Query.bool(q, "detail", false);
@@ -74,7 +79,7 @@ final class StateApi {
             List<StateQuery.Filter> filters = new ArrayList<>();
             for (int i = 0; i < keys.size(); i++) filters.add(new StateQuery.Filter(keys.get(i), predicates.get(i), values.get(i)));
             try {
-                ObjectNode result = new StateQuery(table, filters, limit, detail).run(TABLES, head.status());
+                ObjectNode result = new StateQuery(table, filters, limit, detail).run(tables, head.status());
                 ObjectNode data = F.objectNode();
                 data.set("result", result);
                 return Route.Reply.json(reply("", data));
