@@ -135,7 +135,7 @@ public final class StatusCommand implements Callable<Integer> {
                     .append(a.path("beam_waiting_reason").asText("waiting for resources in use to be freed")).append('\n');
         }
         if (waiting > PENDING_ACTOR_LINES) {
-            out.append(" ... and ").append(waiting - PENDING_ACTOR_LINES).append(" more actors waiting (ray list actors --filter state=PENDING)\n");
+            out.append(" ... and ").append(waiting - PENDING_ACTOR_LINES).append(" more actors waiting (ray list actors --filter state=PENDING_CREATION)\n");
         }
         return waiting;
     }

@@ -8,21 +8,24 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import beam.util.Ids;
 import beam.views.StateQuery;
+import beam.views.StateTable;
 import beam.views.StateTables;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The head's JSON state API under the dashboard, in the response shapes of Ray's dashboard
- * ({@code {"result": true, "msg": "", "data": {...}}}): the list endpoints of
- * {@code ray list nodes|actors|placement-groups}, {@code /api/cluster_status} as the Ray
+ * ({@code {"result": true, "msg": "", "data": {...}}}): the list endpoint of every table
+ * {@code ray list} serves ({@link StateTables}: {@code /api/v0/<table>}), {@code /api/cluster_status} as the Ray
  * dashboard's overview reads it, an actor's log tail, and {@code /api/beam/dashboard}, the
  * one view the dashboard page renders. All read one cached status view ({@link HeadClusterReads}).
  */
 final class StateApi {
     static final int DEFAULT_LIMIT = 100;
-    /** The tables {@code /api/v0/<table>} serves. */
+    /** The tables {@code /api/v0/<table>} serves: one route per table registered there. */
     static final StateTables TABLES = StateTables.standard();
+    /** Where Ray's state API lists a table: {@code /api/v0/placement_groups}. */
+    static final String LIST_PREFIX = "/api/v0/";
     static final int MAX_LOG_LINES = 1_000;
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
@@ -30,11 +33,14 @@ final class StateApi {
     }
 
     static List<Route> routes(HeadClusterReads head) {
-        return List.of(
-                list("/api/v0/nodes", "nodes", head),
-                list("/api/v0/actors", "actors", head),
-                list("/api/v0/placement_groups", "placement_groups", head),
-                list("/api/v0/tasks", "tasks", head),
+        return routes(head, TABLES);
+    }
+
+    /** Every route of the head's API, with one {@code /api/v0/<table>} per table of {@code tables}. */
+    static List<Route> routes(HeadClusterReads head, StateTables tables) {
+        List<Route> routes = new ArrayList<>();
+        for (StateTable<?> t : tables.all()) routes.add(list(LIST_PREFIX + t.name(), t.name(), tables, head));
+        routes.addAll(List.of(
                 new Route("/api/cluster_status", false, q -> Route.Reply.json(reply("Got cluster status.",
                         ClusterStatusView.of(head.status())))),
                 new Route("/api/v0/logs/file", false, q -> log(head, q)),
@@ -50,7 +56,8 @@ final class StateApi {
                     ObjectNode view = ClusterViews.status(head.status());
                     view.put("time_ms", System.currentTimeMillis());
                     return Route.Reply.json(view);
-                }));
+                })));
+        return routes;
     }
 
     /**
@@ -58,7 +65,7 @@ final class StateApi {
      * (the filter parameters repeat, one of each per filter, ANDed), answered by the same
      * query engine as the CLI's {@code state_list}.
      */
-    private static Route list(String path, String table, HeadClusterReads head) {
+    private static Route list(String path, String table, StateTables tables, HeadClusterReads head) {
         return new Route(path, false, q -> {
             int limit = Query.integer(q, "limit", StateQuery.DEFAULT_LIMIT, 1, StateQuery.MAX_LIMIT);
             boolean detail = Query.bool(q, "detail", false);
@@ -72,7 +79,7 @@ final class StateApi {
             List<StateQuery.Filter> filters = new ArrayList<>();
             for (int i = 0; i < keys.size(); i++) filters.add(new StateQuery.Filter(keys.get(i), predicates.get(i), values.get(i)));
             try {
-                ObjectNode result = new StateQuery(table, filters, limit, detail).run(TABLES, head.status());
+                ObjectNode result = new StateQuery(table, filters, limit, detail).run(tables, head.status());
                 ObjectNode data = F.objectNode();
                 data.set("result", result);
                 return Route.Reply.json(reply("", data));

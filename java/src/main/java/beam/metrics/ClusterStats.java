@@ -1,11 +1,13 @@
 package beam.metrics;
 
+import beam.cluster.ActorRecord;
 import beam.cluster.ActorSnapshot;
 import beam.cluster.ClusterSnapshot;
 import beam.cluster.GroupSnapshot;
 import beam.cluster.GroupState;
 import beam.cluster.NodeSnapshot;
 import beam.cluster.Resources;
+import beam.views.RayStates;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
@@ -49,16 +51,12 @@ final class ClusterStats {
         out.add(NodeMetrics.gauge("beam_resources_total", "Logical resources per node, in total", total));
     }
 
-    /** Ray's actor states: PENDING and STARTING are both PENDING_CREATION there. */
+    /** Actors by Ray's state names ({@link RayStates#actor}); DEAD from every death, not only the ones still listed. */
     private static void actors(List<MetricSnapshot> out, ClusterSnapshot s) {
         Map<String, Integer> counts = new LinkedHashMap<>();
         for (ActorSnapshot a : s.actors()) {
-            String state = switch (a.state()) {
-                case ALIVE -> "ALIVE";
-                case DEAD -> null; // counted below, from every death
-                default -> "PENDING_CREATION";
-            };
-            if (state != null) counts.merge(state + "\0" + a.className(), 1, Integer::sum);
+            if (a.state() == ActorRecord.State.DEAD) continue; // counted below, from every death
+            counts.merge(RayStates.actor(a.state()) + "\0" + a.className(), 1, Integer::sum);
         }
         Map<Labels, Double> points = NodeMetrics.points();
         counts.forEach((k, v) -> {

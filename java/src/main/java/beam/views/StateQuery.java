@@ -76,7 +76,7 @@ public record StateQuery(String table, List<Filter> filters, int limit, boolean 
                 matched = records.size(); // nothing filters: every record matches, and the page is full
                 break;
             }
-            ObjectNode row = t.row().apply(record);
+            ObjectNode row = t.row(record);
             if (!matchesAll(row, checks)) continue;
             matched++;
             if (page.size() < limit) page.add(project(t, row));
@@ -96,7 +96,7 @@ public record StateQuery(String table, List<Filter> filters, int limit, boolean 
         List<Check> checks = checks(t);
         List<ObjectNode> out = new ArrayList<>();
         for (T record : t.records().apply(snapshot)) {
-            ObjectNode row = t.row().apply(record);
+            ObjectNode row = t.row(record);
             if (matchesAll(row, checks)) out.add(row);
         }
         return out;
@@ -105,7 +105,7 @@ public record StateQuery(String table, List<Filter> filters, int limit, boolean 
     private ObjectNode project(StateTable<?> t, ObjectNode row) {
         if (detail) return row;
         ObjectNode out = F.objectNode();
-        for (Column c : t.columns()) {
+        for (Column<?> c : t.columns()) {
             if (!c.detail() && row.has(c.name())) out.set(c.name(), row.get(c.name()));
         }
         return out;
@@ -116,12 +116,12 @@ public record StateQuery(String table, List<Filter> filters, int limit, boolean 
                          boolean bool) {
     }
 
-    private List<Check> checks(StateTable<?> t) {
-        Map<String, Column> columns = t.byName();
+    private <T> List<Check> checks(StateTable<T> t) {
+        Map<String, Column<T>> columns = t.byName();
         List<Check> out = new ArrayList<>();
         for (Filter f : filters) {
             String key = f.key().toLowerCase(java.util.Locale.ROOT);
-            Column c = columns.get(key);
+            Column<T> c = columns.get(key);
             if (c == null) {
                 throw new Invalid("Invalid filter key '" + clip(f.key()) + "' for resource '" + t.name() + "'. "
                         + "Available filter keys are: " + String.join(", ", rayColumns(t)));

@@ -4,8 +4,7 @@ import beam.cluster.ActorHistory;
 import beam.cluster.ActorSnapshot;
 import beam.cluster.ClusterSnapshot;
 import beam.cluster.GroupSnapshot;
-import beam.cluster.NodeAccelerator;
-import beam.cluster.NodeSnapshot;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -15,40 +14,18 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Rows of Ray's state API ({@code ray.util.state.common}: NodeState, ActorState,
- * PlacementGroupState), with Ray's field names and state names, one row per record of a
- * snapshot. Each row also carries beam's own columns ({@link StateTables} marks them), which
- * only the detailed listing shows. Rows are made one at a time, so a query that keeps ten of
- * 100,000 actors builds few of them.
+ * The records the actors table lists, and the values of its and the placement groups' columns
+ * that take more than a line ({@link StateTables} declares the columns): Ray's
+ * {@code death_cause}, {@code bundles}, and beam's accelerator ids.
  */
-public final class StateRows {
+final class StateRows {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private StateRows() {
     }
 
-    public static ObjectNode node(NodeSnapshot n) {
-        ObjectNode r = F.objectNode();
-        r.put("node_id", n.id());
-        r.put("node_ip", n.ip());
-        r.put("is_head_node", n.head());
-        r.put("state", n.alive() ? "ALIVE" : "DEAD");
-        if (n.alive()) r.putNull("state_message");
-        else r.put("state_message", n.deathReason());
-        r.put("node_name", n.ip());
-        r.set("resources_total", ClusterViews.resources(n, n.total()));
-        r.set("resources_available", ClusterViews.resources(n, n.available()));
-        r.set("labels", ClusterViews.labels(n));
-        r.put("start_time_ms", n.startedMillis());
-        r.put("end_time_ms", 0);
-        ArrayNode gpus = r.putArray("gpus");
-        n.gpuIds().forEach(gpus::add);
-        r.set("accelerator_details", NodeAccelerator.toJson(n.accelerators()));
-        return r;
-    }
-
     /** Every actor in the table, then the recent dead ones that already left it. */
-    public static List<ActorSnapshot> actors(ClusterSnapshot status) {
+    static List<ActorSnapshot> actors(ClusterSnapshot status) {
         List<ActorSnapshot> out = new ArrayList<>(status.actors());
         Set<String> seen = new HashSet<>();
         for (ActorSnapshot a : status.actors()) seen.add(a.id());
@@ -58,61 +35,46 @@ public final class StateRows {
         return out;
     }
 
-    public static ObjectNode actor(ActorSnapshot a) {
-        ObjectNode r = F.objectNode();
-        r.put("actor_id", a.id());
-        r.put("class_name", a.className());
-        r.put("state", switch (a.state()) {
-            case ALIVE, DEAD -> a.state().name();
-            default -> "PENDING_CREATION";
-        });
-        r.put("job_id", a.jobId() != null ? a.jobId() : "");
-        r.put("name", a.name() != null ? a.name() : "");
-        r.put("node_id", a.nodeId());
-        r.put("pid", a.pid());
-        r.put("ray_namespace", a.namespace() != null ? a.namespace() : "");
-        r.put("serialized_runtime_env", "{}");
-        r.set("required_resources", a.request().toJson());
-        if (a.deathMessage() != null) {
-            ObjectNode ctx = r.putObject("death_cause").putObject("actor_died_error_context");
-            ctx.put("error_message", a.deathMessage());
-            ctx.put("actor_id", a.id());
-            ctx.put("class_name", a.className());
-            ctx.put("pid", a.pid());
-            ctx.put("node_ip_address", a.nodeIp());
-        } else {
-            r.putNull("death_cause");
-        }
-        r.put("is_detached", a.detached());
-        r.put("placement_group_id", a.groupId());
-        r.put("repr_name", a.reprName());
-        r.put("num_restarts", 0);
-        r.put("num_restarts_due_to_lineage_reconstruction", 0);
-        r.put("node_ip", a.nodeIp());
-        ArrayNode gpus = r.putArray("gpu_ids");
-        a.gpuIds().forEach(gpus::add);
-        ObjectNode ids = r.putObject("accelerator_ids");
-        a.deviceIds().forEach((resource, list) -> list.forEach(ids.withArray(resource)::add));
-        return r;
+    /** Ray's {@code death_cause} with its {@code actor_died_error_context}; null while the actor lives. */
+    static JsonNode deathCause(ActorSnapshot a) {
+        if (a.deathMessage() == null) return null;
+        ObjectNode cause = F.objectNode();
+        ObjectNode ctx = cause.putObject("actor_died_error_context");
+        ctx.put("error_message", a.deathMessage());
+        ctx.put("actor_id", a.id());
+        ctx.put("class_name", a.className());
+        ctx.put("pid", a.pid());
+        ctx.put("node_ip_address", a.nodeIp());
+        return cause;
     }
 
-    public static ObjectNode placementGroup(GroupSnapshot g) {
-        ObjectNode r = F.objectNode();
-        r.put("placement_group_id", g.id());
-        r.put("name", g.name() != null ? g.name() : "");
-        r.put("creator_job_id", "");
-        r.put("state", g.state().name());
-        ArrayNode bundles = r.putArray("bundles");
+    /** The actor's device ids per accelerator resource ({@code {"GPU": ["0"]}}). */
+    static JsonNode acceleratorIds(ActorSnapshot a) {
+        ObjectNode ids = F.objectNode();
+        a.deviceIds().forEach((resource, list) -> list.forEach(ids.withArray(resource)::add));
+        return ids;
+    }
+
+    static JsonNode texts(List<String> values) {
+        ArrayNode out = F.arrayNode();
+        values.forEach(out::add);
+        return out;
+    }
+
+    /** Ray's bundles of a placement group: each one's id, node and resources. */
+    static JsonNode bundles(GroupSnapshot g) {
+        ArrayNode bundles = F.arrayNode();
         for (int i = 0; i < g.bundles().size(); i++) {
             ObjectNode b = bundles.addObject();
             b.put("bundle_id", g.id() + "_" + i);
             b.put("node_id", g.bundleNodes().get(i));
             b.set("unit_resources", g.bundles().get(i).toJson());
         }
-        r.put("is_detached", false);
-        r.set("stats", GroupViews.stats(g));
-        r.put("strategy", g.strategy());
-        r.put("waiting_reason", g.waitingReason() != null ? g.waitingReason() : "");
-        return r;
+        return bundles;
+    }
+
+    /** A text that Ray shows as "" when unset. */
+    static String orEmpty(String s) {
+        return s != null ? s : "";
     }
 }

@@ -1,39 +1,43 @@
 package beam.views;
 
-import static beam.views.StateTable.base;
-import static beam.views.StateTable.beam;
-import static beam.views.StateTable.detail;
+import static beam.views.StateTable.Shown.BASE;
+import static beam.views.StateTable.Shown.BASE_FILTERABLE;
+import static beam.views.StateTable.Shown.BEAM;
+import static beam.views.StateTable.Shown.DETAIL;
+import static beam.views.StateTable.Shown.DETAIL_FILTERABLE;
 
+import beam.cluster.ActorSnapshot;
 import beam.cluster.ClusterSnapshot;
-import beam.views.StateTable.Type;
+import beam.cluster.GroupSnapshot;
+import beam.cluster.NodeAccelerator;
+import beam.cluster.NodeSnapshot;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The tables the state API serves, by Ray's resource name: the unix socket's {@code state_list}
- * and the HTTP face's {@code /api/v0/<table>} both look a table up here, so a new table (tasks)
- * is one more {@link #with} and every face lists, filters, gets and summarizes it.
+ * The tables the state API serves, by Ray's resource name, each declared once with its
+ * columns in Ray's order (ray.util.state.common's ActorState, NodeState, PlacementGroupState,
+ * TaskState) and how a record gives each value, beam's own marked {@code BEAM}. The unix
+ * socket's {@code state_list} and the HTTP face's {@code /api/v0/<table>} (one route per
+ * table here) both look a table up here, so a new table is one more {@link #with} and every
+ * face lists, filters, gets and summarizes it.
  */
 public final class StateTables {
     private final Map<String, StateTable<?>> tables;
 
     private StateTables(Map<String, StateTable<?>> tables) {
-        this.tables = Map.copyOf(tables);
-        this.order = List.copyOf(tables.keySet());
+        this.tables = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(tables));
     }
 
-    private final List<String> order;
-
-    /** Ray's actors, nodes, placement groups and tasks (actor calls), with Ray's columns (ray.util.state.common). */
+    /** Ray's actors, nodes, placement groups and tasks (actor calls), with Ray's columns. */
     public static StateTables standard() {
-        return new StateTables(new LinkedHashMap<>()).with(actors()).with(nodes()).with(placementGroups()).with(tasks());
+        return new StateTables(Map.of()).with(ACTORS).with(NODES).with(PLACEMENT_GROUPS).with(TaskRows.TABLE);
     }
 
     /** These tables and one more (it replaces one of the same name). */
     public StateTables with(StateTable<?> table) {
-        Map<String, StateTable<?>> next = new LinkedHashMap<>();
-        for (String name : order) next.put(name, tables.get(name));
+        Map<String, StateTable<?>> next = new LinkedHashMap<>(tables);
         next.put(table.name(), table);
         return new StateTables(next);
     }
@@ -48,59 +52,64 @@ public final class StateTables {
         return t;
     }
 
+    /** Every table, in registration order. */
+    public List<StateTable<?>> all() {
+        return List.copyOf(tables.values());
+    }
+
     /** The table names as the CLI spells them. */
     public List<String> names() {
-        return order.stream().map(n -> n.replace('_', '-')).toList();
+        return tables.keySet().stream().map(n -> n.replace('_', '-')).toList();
     }
 
-    static StateTable<?> actors() {
-        return new StateTable<>("actors", "actor_id", List.of(
-                base("actor_id", Type.TEXT, true), base("class_name", Type.TEXT, true), base("state", Type.TEXT, true),
-                base("job_id", Type.TEXT, true), base("name", Type.TEXT, true), base("node_id", Type.TEXT, true),
-                base("pid", Type.INT, true), base("ray_namespace", Type.TEXT, true),
-                detail("serialized_runtime_env", Type.TEXT, false), detail("required_resources", Type.OTHER, false),
-                detail("death_cause", Type.OTHER, false), detail("is_detached", Type.BOOL, false),
-                detail("placement_group_id", Type.TEXT, true), detail("repr_name", Type.TEXT, true),
-                detail("num_restarts", Type.INT, false), detail("num_restarts_due_to_lineage_reconstruction", Type.INT, false),
-                beam("node_ip"), beam("gpu_ids"), beam("accelerator_ids")),
-                StateRows::actors, StateRows::actor);
-    }
+    static final StateTable<ActorSnapshot> ACTORS = new StateTable.Builder<>("actors", "actor_id", StateRows::actors)
+            .text("actor_id", BASE_FILTERABLE, ActorSnapshot::id)
+            .text("class_name", BASE_FILTERABLE, ActorSnapshot::className)
+            .text("state", BASE_FILTERABLE, a -> RayStates.actor(a.state()))
+            .text("job_id", BASE_FILTERABLE, a -> StateRows.orEmpty(a.jobId()))
+            .text("name", BASE_FILTERABLE, a -> StateRows.orEmpty(a.name()))
+            .text("node_id", BASE_FILTERABLE, ActorSnapshot::nodeId)
+            .integer("pid", BASE_FILTERABLE, ActorSnapshot::pid)
+            .text("ray_namespace", BASE_FILTERABLE, a -> StateRows.orEmpty(a.namespace()))
+            .text("serialized_runtime_env", DETAIL, a -> "{}")
+            .json("required_resources", DETAIL, a -> a.request().toJson())
+            .json("death_cause", DETAIL, StateRows::deathCause)
+            .bool("is_detached", DETAIL, ActorSnapshot::detached)
+            .text("placement_group_id", DETAIL_FILTERABLE, ActorSnapshot::groupId)
+            .text("repr_name", DETAIL_FILTERABLE, ActorSnapshot::reprName)
+            .integer("num_restarts", DETAIL, a -> 0L)
+            .integer("num_restarts_due_to_lineage_reconstruction", DETAIL, a -> 0L)
+            .text("node_ip", BEAM, ActorSnapshot::nodeIp)
+            .json("gpu_ids", BEAM, a -> StateRows.texts(a.gpuIds()))
+            .json("accelerator_ids", BEAM, StateRows::acceleratorIds)
+            .build();
 
-    static StateTable<?> nodes() {
-        return new StateTable<>("nodes", "node_id", List.of(
-                base("node_id", Type.TEXT, true), base("node_ip", Type.TEXT, true), base("is_head_node", Type.BOOL, true),
-                base("state", Type.TEXT, true), base("state_message", Type.TEXT, false), base("node_name", Type.TEXT, true),
-                base("resources_total", Type.OTHER, false), beam("resources_available"),
-                base("labels", Type.OTHER, false), detail("start_time_ms", Type.INT, false),
-                detail("end_time_ms", Type.INT, false), beam("gpus"), beam("accelerator_details")),
-                ClusterSnapshot::nodes, StateRows::node);
-    }
+    static final StateTable<NodeSnapshot> NODES = new StateTable.Builder<>("nodes", "node_id", ClusterSnapshot::nodes)
+            .text("node_id", BASE_FILTERABLE, NodeSnapshot::id)
+            .text("node_ip", BASE_FILTERABLE, NodeSnapshot::ip)
+            .bool("is_head_node", BASE_FILTERABLE, NodeSnapshot::head)
+            .text("state", BASE_FILTERABLE, n -> n.alive() ? "ALIVE" : "DEAD")
+            .text("state_message", BASE, n -> n.alive() ? null : n.deathReason())
+            .text("node_name", BASE_FILTERABLE, NodeSnapshot::ip)
+            .json("resources_total", BASE, n -> ClusterViews.resources(n, n.total()))
+            .json("resources_available", BEAM, n -> ClusterViews.resources(n, n.available()))
+            .json("labels", BASE, ClusterViews::labels)
+            .integer("start_time_ms", DETAIL, NodeSnapshot::startedMillis)
+            .integer("end_time_ms", DETAIL, n -> 0L)
+            .json("gpus", BEAM, n -> StateRows.texts(n.gpuIds()))
+            .json("accelerator_details", BEAM, n -> NodeAccelerator.toJson(n.accelerators()))
+            .build();
 
-    static StateTable<?> placementGroups() {
-        return new StateTable<>("placement_groups", "placement_group_id", List.of(
-                base("placement_group_id", Type.TEXT, true), base("name", Type.TEXT, true),
-                base("creator_job_id", Type.TEXT, true), base("state", Type.TEXT, true),
-                detail("bundles", Type.OTHER, false), detail("is_detached", Type.BOOL, true),
-                detail("stats", Type.OTHER, false), beam("strategy"), beam("waiting_reason")),
-                ClusterSnapshot::groups, StateRows::placementGroup);
-    }
-
-    static StateTable<?> tasks() {
-        return new StateTable<>("tasks", "task_id", List.of(
-                base("task_id", Type.TEXT, true), base("attempt_number", Type.INT, true), base("name", Type.TEXT, true),
-                base("state", Type.TEXT, true), base("job_id", Type.TEXT, true), base("actor_id", Type.TEXT, true),
-                base("type", Type.TEXT, true), base("func_or_class_name", Type.TEXT, true),
-                base("parent_task_id", Type.TEXT, true), base("node_id", Type.TEXT, true),
-                base("worker_id", Type.TEXT, true), base("worker_pid", Type.INT, true), base("error_type", Type.TEXT, true),
-                base("beam_label", Type.TEXT, true),
-                detail("language", Type.TEXT, true), detail("required_resources", Type.OTHER, false),
-                detail("runtime_env_info", Type.OTHER, false), detail("placement_group_id", Type.TEXT, true),
-                detail("events", Type.OTHER, false), detail("profiling_data", Type.OTHER, false),
-                detail("creation_time_ms", Type.INT, false), detail("start_time_ms", Type.INT, false),
-                detail("end_time_ms", Type.INT, false), detail("task_log_info", Type.OTHER, false),
-                detail("error_message", Type.TEXT, false), detail("is_debugger_paused", Type.BOOL, true),
-                detail("call_site", Type.TEXT, false), detail("label_selector", Type.OTHER, false),
-                detail("fallback_strategy", Type.OTHER, false)),
-                ClusterSnapshot::calls, TaskRows::row);
-    }
+    static final StateTable<GroupSnapshot> PLACEMENT_GROUPS = new StateTable.Builder<>("placement_groups",
+            "placement_group_id", ClusterSnapshot::groups)
+            .text("placement_group_id", BASE_FILTERABLE, GroupSnapshot::id)
+            .text("name", BASE_FILTERABLE, g -> StateRows.orEmpty(g.name()))
+            .text("creator_job_id", BASE_FILTERABLE, g -> "")
+            .text("state", BASE_FILTERABLE, g -> g.state().name())
+            .json("bundles", DETAIL, StateRows::bundles)
+            .bool("is_detached", DETAIL_FILTERABLE, g -> false)
+            .json("stats", DETAIL, GroupViews::stats)
+            .text("strategy", BEAM, GroupSnapshot::strategy)
+            .text("waiting_reason", BEAM, g -> StateRows.orEmpty(g.waitingReason()))
+            .build();
 }

@@ -1,58 +1,50 @@
 package beam.views;
 
-import static beam.views.StateTable.base;
-import static beam.views.StateTable.beam;
-import static beam.views.StateTable.detail;
+import static beam.views.StateTable.Shown.BASE_FILTERABLE;
+import static beam.views.StateTable.Shown.BEAM;
+import static beam.views.StateTable.Shown.DETAIL;
+import static beam.views.StateTable.Shown.DETAIL_FILTERABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import beam.views.StateTable.Type;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
-/** The state query engine over a table registered the way the tasks table is: rows built in the test. */
+/** The state query engine over a table registered the way the tasks table is: records and columns made in the test. */
 class StateQueryTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final AtomicInteger rowsBuilt = new AtomicInteger();
 
-    private static ObjectNode task(String id, String name, String state, String type, Integer pid) {
-        ObjectNode t = JSON.createObjectNode();
-        t.put("task_id", id);
-        t.put("name", name);
-        t.put("state", state);
-        t.put("type", type);
-        if (pid == null) t.putNull("worker_pid");
-        else t.put("worker_pid", pid);
-        t.put("is_debugger_paused", false);
-        t.put("error_message", state.equals("FAILED") ? "boom" : null);
-        t.put("beam_only", "x");
-        return t;
+    private record Task(String id, String name, String state, String type, Long pid) {
     }
 
-    private final List<ObjectNode> tasks = List.of(
-            task("t1", "Worker.execute_method", "RUNNING", "ACTOR_TASK", 11),
-            task("t2", "Worker.execute_method", "FINISHED", "ACTOR_TASK", 11),
-            task("t3", "Worker.execute_method", "FAILED", "ACTOR_TASK", 12),
-            task("t4", "Engine.step", "PENDING_ARGS_AVAIL", "ACTOR_TASK", null),
-            task("t5", "Worker.__init__", "FINISHED", "ACTOR_CREATION_TASK", 12),
-            task("t6", "f", "FINISHED", "NORMAL_TASK", 13));
+    private final List<Task> tasks = List.of(
+            new Task("t1", "Worker.execute_method", "RUNNING", "ACTOR_TASK", 11L),
+            new Task("t2", "Worker.execute_method", "FINISHED", "ACTOR_TASK", 11L),
+            new Task("t3", "Worker.execute_method", "FAILED", "ACTOR_TASK", 12L),
+            new Task("t4", "Engine.step", "PENDING_ARGS_AVAIL", "ACTOR_TASK", null),
+            new Task("t5", "Worker.__init__", "FINISHED", "ACTOR_CREATION_TASK", 12L),
+            new Task("t6", "f", "FINISHED", "NORMAL_TASK", 13L));
 
-    private StateTables tables(List<ObjectNode> rows) {
-        Function<ObjectNode, ObjectNode> counted = r -> {
-            rowsBuilt.incrementAndGet();
-            return r.deepCopy();
-        };
-        return StateTables.standard().with(new StateTable<>("tasks", "task_id", List.of(
-                base("task_id", Type.TEXT, true), base("name", Type.TEXT, true), base("state", Type.TEXT, true),
-                base("type", Type.TEXT, true), base("worker_pid", Type.INT, true),
-                detail("is_debugger_paused", Type.BOOL, true), detail("error_message", Type.TEXT, false), beam("beam_only")),
-                snapshot -> rows, counted));
+    private StateTables tables(List<Task> records) {
+        return StateTables.standard().with(new StateTable.Builder<Task>("tasks", "task_id", snapshot -> records)
+                .text("task_id", BASE_FILTERABLE, t -> {
+                    rowsBuilt.incrementAndGet(); // the first column: read once per row built
+                    return t.id();
+                })
+                .text("name", BASE_FILTERABLE, Task::name)
+                .text("state", BASE_FILTERABLE, Task::state)
+                .text("type", BASE_FILTERABLE, Task::type)
+                .integer("worker_pid", BASE_FILTERABLE, Task::pid)
+                .bool("is_debugger_paused", DETAIL_FILTERABLE, t -> false)
+                .text("error_message", DETAIL, t -> t.state().equals("FAILED") ? "boom" : null)
+                .text("beam_only", BEAM, t -> "x")
+                .build());
     }
 
     private JsonNode list(List<StateQuery.Filter> filters, int limit, boolean detail) {
