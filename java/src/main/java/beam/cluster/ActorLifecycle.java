@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -44,8 +45,12 @@ final class ActorLifecycle {
     private final CallStats callStats;
     private final ActorHolders holders = new ActorHolders();
     private final CallLog calls = new CallLog();
+    /** The cluster's clock: when calls are submitted, start and end. */
+    private final Clock clock;
 
-    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats, ActorIndex index) {
+    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats,
+                   ActorIndex index, Clock clock) {
+        this.clock = clock;
         this.scheduler = scheduler;
         this.index = index;
         this.groups = groups;
@@ -101,12 +106,12 @@ final class ActorLifecycle {
             case DEAD -> () -> actor.failCall(caller, oid);
             case PENDING, STARTING -> {
                 index.called(actor, caller);
-                actor.queued.add(new ActorCall(oid, method, label, frame, caller, System.currentTimeMillis()));
+                actor.queued.add(new ActorCall(oid, method, label, frame, caller, clock.wallMillis()));
                 yield null;
             }
             case ALIVE -> {
                 index.called(actor, caller);
-                ActorCall call = new ActorCall(oid, method, label, null, caller, System.currentTimeMillis());
+                ActorCall call = new ActorCall(oid, method, label, null, caller, clock.wallMillis());
                 if (actor.inFlight.size() < actor.options.maxConcurrency()) call.startMillis = call.submitMillis;
                 actor.inFlight.put(oid, call); // before the frame goes out: a death fails it either way
                 Client worker = actor.worker;
@@ -163,8 +168,8 @@ final class ActorLifecycle {
 
     private static final String TERMINATE = "__ray_terminate__";
 
-    private static ActorCall terminateCall(ActorRecord actor) {
-        return new ActorCall(terminateOid(actor), TERMINATE, null, Forwarded.NO_ARGUMENTS, null, System.currentTimeMillis());
+    private ActorCall terminateCall(ActorRecord actor) {
+        return new ActorCall(terminateOid(actor), TERMINATE, null, Forwarded.NO_ARGUMENTS, null, clock.wallMillis());
     }
 
     /** The object id of the terminate call nobody waits for: the actor id, then ones. */
@@ -191,7 +196,7 @@ final class ActorLifecycle {
         actor.deathMessage = DeathCause.message(actor, cause);
         named.remove(actor);
         history.died(actor.snapshot());
-        calls.failAll(actor, callStats);
+        calls.failAll(actor, callStats, clock.wallMillis());
         LOG.info("actor " + actor.className + " " + actor.id + " died: " + DeathCause.describe(cause).lines().findFirst().orElse(""));
     }
 
@@ -239,7 +244,7 @@ final class ActorLifecycle {
         if (actor == null || actor.state != ActorRecord.State.STARTING) return;
         actor.state = ActorRecord.State.ALIVE;
         actor.reprName = reprName == null ? "" : reprName;
-        long now = System.currentTimeMillis();
+        long now = clock.wallMillis();
         while (!actor.queued.isEmpty()) {
             ActorCall call = actor.queued.poll();
             Forwarded message = call.message;
@@ -263,7 +268,7 @@ final class ActorLifecycle {
         if (actor == null) return null;
         ActorCall call = actor.inFlight.remove(oid);
         if (call == null) return null;
-        long now = System.currentTimeMillis();
+        long now = clock.wallMillis();
         calls.ended(actor, call, now, ok ? null : CallLog.TASK_EXECUTION_EXCEPTION, true);
         actor.lastResultMillis = now;
         return call.caller;
