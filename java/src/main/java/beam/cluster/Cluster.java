@@ -84,7 +84,7 @@ public final class Cluster extends ClusterTables {
     public void call(Client caller, String actorId, String oid, String method, String label, Forwarded frame) {
         Runnable tell;
         synchronized (lock) {
-            tell = actors.route(caller, actorId, oid, method, label, frame);
+            tell = actors.calls.route(caller, actorId, oid, method, label, frame);
         }
         if (tell != null) tell.run();
     }
@@ -126,7 +126,7 @@ public final class Cluster extends ClusterTables {
     /** A worker connected for {@code actorId}; returns its record so the caller can send actor_init. */
     public ActorRecord onWorkerHello(String actorId, Client worker) throws RequestException {
         synchronized (lock) {
-            return actors.onWorkerHello(actorId, worker);
+            return actors.processes.onWorkerHello(actorId, worker);
         }
     }
 
@@ -146,20 +146,20 @@ public final class Cluster extends ClusterTables {
     public void onResult(String actorId, String oid, boolean ok, Forwarded result) {
         Client caller;
         synchronized (lock) {
-            caller = actors.takeCaller(actorId, oid, ok);
+            caller = actors.calls.takeCaller(actorId, oid, ok);
         }
         if (caller != null) caller.callResult(result);
     }
 
     public void onActorProcessStarted(String actorId, long pid) {
         synchronized (lock) {
-            actors.onProcessStarted(actorId, pid);
+            actors.processes.onProcessStarted(actorId, pid);
         }
     }
 
     public void onActorStartFailed(String actorId, String detail) {
         synchronized (lock) {
-            actors.onStartFailed(actorId, detail);
+            actors.processes.onStartFailed(actorId, detail);
         }
     }
 
@@ -172,12 +172,12 @@ public final class Cluster extends ClusterTables {
     public void onActorExited(String actorId, int exitCode, List<String> stderrTail, long oomKills) {
         boolean pending;
         synchronized (lock) {
-            pending = actors.onExited(actorId, new WorkerExit(exitCode, stderrTail, oomKills));
+            pending = actors.processes.onExited(actorId, new WorkerExit(exitCode, stderrTail, oomKills));
         }
         if (pending) {
             timers.after(WORKER_EXIT_GRACE_MILLIS, () -> {
                 synchronized (lock) {
-                    actors.applyPendingExit(actorId);
+                    actors.processes.applyPendingExit(actorId);
                 }
             });
         }
@@ -191,8 +191,8 @@ public final class Cluster extends ClusterTables {
     public void onWorkerDisconnected(String actorId) {
         ActorRecord actor;
         synchronized (lock) {
-            if (!actors.onWorkerClosed(actorId)) return;
-            actor = actors.running(actorId);
+            if (!actors.processes.onWorkerClosed(actorId)) return;
+            actor = actors.processes.running(actorId);
             if (actor == null) return;
         }
         timers.after(WORKER_EXIT_GRACE_MILLIS, () -> {
@@ -278,7 +278,7 @@ public final class Cluster extends ClusterTables {
             gone.addAll(clients);
             actors.onClientsGone(gone);
             groups.onOwnersGone(gone);
-            actors.forgetCallers(gone);
+            actors.calls.forgetCallers(gone);
         }
     }
 

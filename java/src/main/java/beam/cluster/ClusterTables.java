@@ -81,7 +81,7 @@ abstract sealed class ClusterTables permits Cluster {
                     a.liveCalls(calls, MAX_LISTED_LIVE_CALLS);
                 }
             }
-            calls.addAll(actors.endedCalls());
+            calls.addAll(actors.calls.ended());
             return new ClusterSnapshot(namespace, nodeSnapshots(), actorRows, groups.live(), history.deaths(),
                     history.deathsByClass(), inFlight, calls, longCallMillis);
         }
