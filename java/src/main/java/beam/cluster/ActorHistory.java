@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,10 +25,16 @@ public final class ActorHistory {
     /** Deaths ever, per actor class (at most {@link #MAX_CLASSES}; the rest count as "(other)"). */
     private final LinkedHashMap<String, Long> deathsByClass = new LinkedHashMap<>();
     static final int MAX_CLASSES = 1_000;
+    /** The cluster's clock: when each death happened. */
+    private final Clock clock;
+
+    ActorHistory(Clock clock) {
+        this.clock = clock;
+    }
 
     /** Records the death of an actor already marked DEAD with its message. */
     void died(ActorSnapshot actor) {
-        deaths.addLast(new Death(actor, System.currentTimeMillis()));
+        deaths.addLast(new Death(actor, clock.wallMillis()));
         if (deaths.size() > MAX_DEATHS) deaths.removeFirst();
         String key = deathsByClass.containsKey(actor.className()) || deathsByClass.size() < MAX_CLASSES
                 ? actor.className() : "(other)";

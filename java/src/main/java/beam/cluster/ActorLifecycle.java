@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -10,7 +11,8 @@ import java.util.logging.Logger;
 
 /**
  * The actor table and every transition of an actor's life. Guarded by the {@link Cluster}
- * lock: each method is called with it held.
+ * lock: each method is called with it held. The calls to the actors are {@link ActorCalls}'s,
+ * the reports of their worker processes {@link ActorProcesses}'s; both read this table.
  *
  * <p>State machine of {@link ActorRecord.State}:
  * <pre>
@@ -41,16 +43,19 @@ final class ActorLifecycle {
     private final ActorScheduler scheduler;
     private final PlacementGroups groups;
     private final ActorHistory history;
-    private final CallStats callStats;
     private final ActorHolders holders = new ActorHolders();
-    private final CallLog calls = new CallLog();
+    /** The calls to these actors: Cluster routes and ends them here, under the same lock. */
+    final ActorCalls calls;
+    /** The worker processes' side of these actors' lives: Cluster reports their start and exit there. */
+    final ActorProcesses processes = new ActorProcesses(actors, this);
 
-    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats, ActorIndex index) {
+    ActorLifecycle(ActorScheduler scheduler, PlacementGroups groups, ActorHistory history, CallStats callStats,
+                   ActorIndex index, Clock clock) {
+        this.calls = new ActorCalls(actors, tombstones, index, callStats, clock);
         this.scheduler = scheduler;
         this.index = index;
         this.groups = groups;
         this.history = history;
-        this.callStats = callStats;
     }
 
     /** Creates the actor, or with {@code getIfExists} returns the live one holding its name. */
@@ -82,37 +87,6 @@ final class ActorLifecycle {
             }
         }
         return actor;
-    }
-
-    /** Routes a call: what to tell whom once the lock is released, or null when it is queued. */
-    Runnable route(Client caller, String actorId, String oid, String method, String label, Forwarded frame) {
-        callStats.call();
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null || actor.state == ActorRecord.State.DEAD) callStats.failed();
-        if (actor == null && tombstones.containsKey(actorId)) {
-            Tombstone dead = tombstones.get(actorId);
-            return () -> dead.failCall(caller, oid);
-        }
-        if (actor == null) {
-            return () -> caller.noSuchActor(oid, "No actor with id " + actorId
-                    + " exists in this cluster (was the handle made in another cluster or session?)");
-        }
-        return switch (actor.state) {
-            case DEAD -> () -> actor.failCall(caller, oid);
-            case PENDING, STARTING -> {
-                index.called(actor, caller);
-                actor.queued.add(new ActorCall(oid, method, label, frame, caller, System.currentTimeMillis()));
-                yield null;
-            }
-            case ALIVE -> {
-                index.called(actor, caller);
-                ActorCall call = new ActorCall(oid, method, label, null, caller, System.currentTimeMillis());
-                if (actor.inFlight.size() < actor.options.maxConcurrency()) call.startMillis = call.submitMillis;
-                actor.inFlight.put(oid, call); // before the frame goes out: a death fails it either way
-                Client worker = actor.worker;
-                yield () -> worker.runCall(oid, method, frame);
-            }
-        };
     }
 
     void kill(String actorId) throws RequestException {
@@ -154,22 +128,11 @@ final class ActorLifecycle {
             // while a handle existed (ray.get(A.remote().f.remote()) drops it at once)
             case PENDING -> {
                 if (actor.queued.isEmpty()) kill(actor, new DeathCause.OutOfScope());
-                else actor.queued.add(terminateCall(actor));
+                else actor.queued.add(calls.terminateCall(actor));
             }
-            case STARTING -> actor.queued.add(terminateCall(actor));
-            case ALIVE -> actor.worker.runCall(terminateOid(actor), TERMINATE, Forwarded.NO_ARGUMENTS);
+            case STARTING -> actor.queued.add(calls.terminateCall(actor));
+            case ALIVE -> actor.worker.runCall(ActorCalls.terminateOid(actor), ActorCalls.TERMINATE, Forwarded.NO_ARGUMENTS);
         }
-    }
-
-    private static final String TERMINATE = "__ray_terminate__";
-
-    private static ActorCall terminateCall(ActorRecord actor) {
-        return new ActorCall(terminateOid(actor), TERMINATE, null, Forwarded.NO_ARGUMENTS, null, System.currentTimeMillis());
-    }
-
-    /** The object id of the terminate call nobody waits for: the actor id, then ones. */
-    private static String terminateOid(ActorRecord actor) {
-        return actor.id + "f".repeat(56 - actor.id.length());
     }
 
     ActorRecord byName(String name, String namespace) throws RequestException {
@@ -185,18 +148,19 @@ final class ActorLifecycle {
         else release(actor);
     }
 
-    private void markDead(ActorRecord actor, DeathCause cause) {
+    /** Marks {@code actor} DEAD for {@code cause}: its name is free, its calls fail, its death is remembered. */
+    void markDead(ActorRecord actor, DeathCause cause) {
         actor.state = ActorRecord.State.DEAD;
         scheduler.forget(actor);
         actor.deathMessage = DeathCause.message(actor, cause);
         named.remove(actor);
         history.died(actor.snapshot());
-        calls.failAll(actor, callStats);
+        calls.failAll(actor);
         LOG.info("actor " + actor.className + " " + actor.id + " died: " + DeathCause.describe(cause).lines().findFirst().orElse(""));
     }
 
     /** Returns held resources to the bundle or node, then retires the record. Idempotent. */
-    private void release(ActorRecord actor) {
+    void release(ActorRecord actor) {
         if (actor.held == null) {
             retire(actor);
             return;
@@ -224,119 +188,18 @@ final class ActorLifecycle {
         tombstones.put(actor.id, actor.tombstone());
     }
 
-    ActorRecord onWorkerHello(String actorId, Client worker) throws RequestException {
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null || actor.state != ActorRecord.State.STARTING || actor.worker != null) {
-            throw RequestException.value("no actor " + actorId + " is waiting for a worker");
-        }
-        actor.worker = worker;
-        return actor;
-    }
-
     /** STARTING to ALIVE: the queued calls go out in order, before any later call can see the actor alive. */
     void onReady(String actorId, String reprName) {
         ActorRecord actor = actors.get(actorId);
         if (actor == null || actor.state != ActorRecord.State.STARTING) return;
         actor.state = ActorRecord.State.ALIVE;
         actor.reprName = reprName == null ? "" : reprName;
-        long now = System.currentTimeMillis();
-        while (!actor.queued.isEmpty()) {
-            ActorCall call = actor.queued.poll();
-            Forwarded message = call.message;
-            call.message = null;
-            if (call.caller != null) {
-                if (actor.inFlight.size() < actor.options.maxConcurrency()) call.startMillis = now;
-                actor.inFlight.put(call.oid, call);
-            }
-            actor.worker.runCall(call.oid, call.method, message);
-        }
+        calls.sendQueued(actor);
     }
 
     void onFailed(String actorId, String traceback) {
         ActorRecord actor = actors.get(actorId);
         if (actor != null) kill(actor, new DeathCause.ConstructorFailed(traceback));
-    }
-
-    /** The caller waiting for {@code oid}, no longer in flight; null if none waits. {@code ok}: it returned, else it raised. */
-    Client takeCaller(String actorId, String oid, boolean ok) {
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null) return null;
-        ActorCall call = actor.inFlight.remove(oid);
-        if (call == null) return null;
-        long now = System.currentTimeMillis();
-        calls.ended(actor, call, now, ok ? null : CallLog.TASK_EXECUTION_EXCEPTION, true);
-        actor.lastResultMillis = now;
-        return call.caller;
-    }
-
-    /** The ended calls, newest first. */
-    List<CallSnapshot> endedCalls() {
-        return calls.snapshots();
-    }
-
-    void onProcessStarted(String actorId, long pid) {
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null) return;
-        actor.pid = pid;
-        // Killed while its process was being launched: finish the job now.
-        if (actor.state == ActorRecord.State.DEAD) actor.node.link.killActor(actor);
-    }
-
-    void onStartFailed(String actorId, String detail) {
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null) return;
-        actor.processGone = true;
-        kill(actor, new DeathCause.StartFailed(detail));
-        release(actor);
-    }
-
-    /**
-     * Its process exited. The node reports an exit on another path than the worker's
-     * connection, so the last results the worker wrote before exiting may not have been read
-     * yet: a live actor whose connection is still open keeps its exit pending until the
-     * connection closes ({@link #onWorkerClosed}), or the caller's grace runs out. Returns
-     * true when the exit was kept pending.
-     */
-    boolean onExited(String actorId, WorkerExit exit) {
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null) return false;
-        actor.processGone = true;
-        if (actor.state != ActorRecord.State.DEAD && actor.worker != null && !actor.workerClosed) {
-            actor.pendingExit = exit;
-            return true;
-        }
-        applyExit(actor, exit);
-        return false;
-    }
-
-    /** The worker's connection closed: a pending exit applies now. Returns whether the process is still running. */
-    boolean onWorkerClosed(String actorId) {
-        ActorRecord actor = actors.get(actorId);
-        if (actor == null) return false;
-        actor.workerClosed = true;
-        applyPendingExit(actorId);
-        return !actor.processGone;
-    }
-
-    /** A pending exit applies, whether or not the connection closed (a child process may hold it). */
-    void applyPendingExit(String actorId) {
-        ActorRecord actor = actors.get(actorId);
-        if (actor != null && actor.pendingExit != null) applyExit(actor, actor.pendingExit);
-    }
-
-    private void applyExit(ActorRecord actor, WorkerExit exit) {
-        actor.pendingExit = null;
-        if (actor.state != ActorRecord.State.DEAD) {
-            markDead(actor, actor.endedUnheld && exit.code() == 0 ? new DeathCause.OutOfScope()
-                    : new DeathCause.ProcessExited(exit.code(), exit.stderrTail(), exit.oomKills()));
-        }
-        release(actor);
-    }
-
-    /** The record of an actor whose process may still run, or null. */
-    ActorRecord running(String actorId) {
-        ActorRecord actor = actors.get(actorId);
-        return actor == null || actor.processGone ? null : actor;
     }
 
     void onLog(String actorId, Forwarded output) {
@@ -370,14 +233,6 @@ final class ActorLifecycle {
             if (!a.options.detached()) kill(a, DeathCause.ownerExited(a.owner));
         }
         for (ActorRecord a : holders.clientsGone(gone)) endUnheld(a);
-    }
-
-    /** Calls of clients gone need no answer any more: a pass over the actors they called, not every actor. */
-    void forgetCallers(Set<Client> gone) {
-        for (ActorRecord a : index.forgetCallers(gone)) {
-            if (!a.inFlight.isEmpty()) a.inFlight.values().removeIf(c -> gone.contains(c.caller));
-            if (!a.queued.isEmpty()) a.queued.removeIf(c -> gone.contains(c.caller));
-        }
     }
 
     void killAll(DeathCause cause) {

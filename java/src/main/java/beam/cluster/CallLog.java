@@ -31,9 +31,8 @@ final class CallLog {
         ended.addLast(call);
     }
 
-    /** {@code actor} died: each of its queued and in-flight calls fails with its death message. */
-    void failAll(ActorRecord actor, CallStats stats) {
-        long now = System.currentTimeMillis();
+    /** {@code actor} died at {@code now} (wall millis): each of its queued and in-flight calls fails with its death message. */
+    void failAll(ActorRecord actor, CallStats stats, long now) {
         for (ActorCall c : actor.queued) {
             stats.failed();
             if (c.caller == null) continue; // the head's own __ray_terminate__

@@ -14,9 +14,9 @@ final class GroupTable {
     private GroupTable() {
     }
 
-    static List<GroupSnapshot> snapshot(Collection<PlacementGroup> groups, boolean withRemoved) {
+    /** {@code nowNanos}: the cluster's clock now, from which a pending group's age is taken. */
+    static List<GroupSnapshot> snapshot(Collection<PlacementGroup> groups, boolean withRemoved, long now) {
         List<GroupSnapshot> out = new ArrayList<>(groups.size());
-        long now = System.nanoTime();
         for (PlacementGroup g : groups) {
             if (withRemoved || g.state != GroupState.REMOVED) out.add(snapshot(g, now));
         }

@@ -30,7 +30,8 @@ public final class Node {
     /** Its labels (Ray's node labels): its id as ray.io/node-id, the defaults and the user's, fixed at its join. */
     final Map<String, String> labels;
     final NodeControl link;
-    final long startedMillis = System.currentTimeMillis();
+    /** When it joined, wall millis on the cluster's clock: set by {@link Cluster#addNode}. */
+    long startedMillis;
     boolean alive = true;
     String deathReason = "";
     /**

@@ -17,7 +17,8 @@ final class PlacementGroup {
     final List<Bundle> bundles = new ArrayList<>();
     final Client owner;
     final boolean detached;
-    final long createdNanos = System.nanoTime();
+    /** When it was created, on the cluster's clock. */
+    final long createdNanos;
     final Set<Client> watchers = new LinkedHashSet<>();
     /** Actors created in this group and still in the cluster's table (Cluster keeps it). */
     final Set<ActorRecord> actors = new LinkedHashSet<>();
@@ -31,8 +32,9 @@ final class PlacementGroup {
 
     /** {@code selectors}: one per bundle (Ray's bundle_label_selector), or empty for none. */
     PlacementGroup(String id, String name, String strategy, List<Resources> specs, List<LabelSelector> selectors,
-                   Client owner, boolean detached) {
+                   Client owner, boolean detached, long createdNanos) {
         this.id = id;
+        this.createdNanos = createdNanos;
         this.name = name;
         this.strategy = strategy;
         for (int i = 0; i < specs.size(); i++) {

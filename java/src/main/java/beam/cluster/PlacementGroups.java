@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,16 +21,20 @@ import java.util.Set;
  * A PENDING group is retried whenever resources are freed or a node joins, and tells its
  * watchers why it waits: at once, then every 10 s. RESCHEDULING keeps the surviving bundles
  * and places the lost ones again, as Ray does; watchers heard pg_ready already. REMOVED is
- * final: the actors inside are killed and the reservations return. Guarded by the owning
- * {@link Cluster}'s lock: every entry point is called from a synchronized Cluster method or
- * synchronizes on the cluster itself.
+ * final: the actors inside are killed and the reservations return. Guarded by the cluster's
+ * lock, which the cluster hands it at construction: every entry point is called with it held
+ * by {@link Cluster}, or takes it itself. Time (the warnings' cadence, a group's age) is read
+ * on the cluster's clock, so a test moves it by hand.
  */
 public final class PlacementGroups {
     static final long WARN_EVERY_NANOS = 10_000_000_000L;
     /** Removed groups kept for placement_group_table, as Ray keeps them (not in {@code status}). */
     static final int MAX_REMOVED = 10_000;
 
-    private final Cluster cluster;
+    private final ClusterTables cluster;
+    /** The cluster's lock (see {@link ClusterTables#lock}). */
+    private final Object lock;
+    private final Clock clock;
     private final LinkedHashMap<String, PlacementGroup> groups = new LinkedHashMap<>();
     /**
      * The PENDING and RESCHEDULING groups, which every freeing of resources retries: a set of
@@ -41,8 +46,10 @@ public final class PlacementGroups {
     /** Package-private so that tests can see that nothing is left behind in it. */
     final GroupIndex index = new GroupIndex();
 
-    PlacementGroups(Cluster cluster) {
+    PlacementGroups(ClusterTables cluster, Object lock, Clock clock) {
         this.cluster = cluster;
+        this.lock = lock;
+        this.clock = clock;
     }
 
     public void create(Client owner, String id, String name, String strategy, List<Resources> bundles,
@@ -53,10 +60,10 @@ public final class PlacementGroups {
     /** {@code selectors}: Ray's bundle_label_selector, one per bundle, or empty. */
     public void create(Client owner, String id, String name, String strategy, List<Resources> bundles,
                        List<LabelSelector> selectors, boolean detached) throws RequestException {
-        synchronized (cluster) {
+        synchronized (lock) {
             if (groups.containsKey(id)) throw RequestException.value("placement group id " + id + " is already in use");
             GroupRules.check(strategy, bundles);
-            PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, selectors, owner, detached);
+            PlacementGroup g = new PlacementGroup(id, name, strategy, bundles, selectors, owner, detached, clock.nanoTime());
             index.watch(g, owner);
             index.created(g);
             groups.put(id, g);
@@ -67,7 +74,7 @@ public final class PlacementGroups {
 
     /** Subscribes {@code client} to the group being placed; tells it at once if it is placed or removed already. */
     public void watch(Client client, String id) throws RequestException {
-        synchronized (cluster) {
+        synchronized (lock) {
             PlacementGroup g = require(id);
             switch (g.state) {
                 case CREATED -> client.groupReady(id);
@@ -78,7 +85,7 @@ public final class PlacementGroups {
     }
 
     public void remove(String id) throws RequestException {
-        synchronized (cluster) {
+        synchronized (lock) {
             PlacementGroup g = require(id);
             removeGroup(g);
         }
@@ -185,11 +192,11 @@ public final class PlacementGroups {
      */
     private Collection<Node> candidates(PlacementGroup g) {
         List<Node> kept = g.bundles.stream().filter(Bundle::placed).map(b -> b.node).distinct().toList();
-        if (kept.isEmpty()) return cluster.allNodes();
+        if (kept.isEmpty()) return cluster.nodes();
         return switch (g.strategy) {
-            case "STRICT_SPREAD" -> cluster.allNodes().stream().filter(n -> !kept.contains(n)).toList();
+            case "STRICT_SPREAD" -> cluster.nodes().stream().filter(n -> !kept.contains(n)).toList();
             case "STRICT_PACK" -> kept;
-            default -> cluster.allNodes();
+            default -> cluster.nodes();
         };
     }
 
@@ -218,7 +225,7 @@ public final class PlacementGroups {
             cluster.reschedule();
             return true;
         }
-        g.creationLatencyMs = (System.nanoTime() - g.createdNanos) / 1e6;
+        g.creationLatencyMs = (clock.nanoTime() - g.createdNanos) / 1e6;
         g.waitingReason = "";
         g.infeasible = false;
         for (Client w : g.watchers) w.groupReady(g.id);
@@ -229,7 +236,7 @@ public final class PlacementGroups {
 
     /** Tells the watchers why {@code g} waits: at once when asked, then every 10 s. */
     private void warnWaiting(PlacementGroup g, boolean now) {
-        long t = System.nanoTime();
+        long t = clock.nanoTime();
         if (!now && t - g.lastWarningNanos < WARN_EVERY_NANOS) return;
         g.lastWarningNanos = t;
         List<Resources> specs = g.bundles.stream().map(b -> b.spec).toList();
@@ -246,7 +253,7 @@ public final class PlacementGroups {
 
     /** Called about once a second: repeats waiting reasons every 10 s (a pass over the waiting groups only). */
     public void tick() {
-        synchronized (cluster) {
+        synchronized (lock) {
             for (PlacementGroup g : waiting) {
                 if (g.state == GroupState.PENDING) warnWaiting(g, false);
             }
@@ -254,22 +261,22 @@ public final class PlacementGroups {
     }
 
     public int size() {
-        synchronized (cluster) {
+        synchronized (lock) {
             return groups.size();
         }
     }
 
     /** One group, removed or not (placement_group_table(pg)). */
     public GroupSnapshot table(String id) throws RequestException {
-        synchronized (cluster) {
-            return GroupTable.snapshot(require(id), System.nanoTime());
+        synchronized (lock) {
+            return GroupTable.snapshot(require(id), clock.nanoTime());
         }
     }
 
     /** Every group, removed ones included (placement_group_table()). */
     public List<GroupSnapshot> tableAll() {
-        synchronized (cluster) {
-            return GroupTable.snapshot(groups.values(), true);
+        synchronized (lock) {
+            return GroupTable.snapshot(groups.values(), true, clock.nanoTime());
         }
     }
 
@@ -280,6 +287,6 @@ public final class PlacementGroups {
 
     /** Every group that is not removed; the caller holds the cluster lock. */
     List<GroupSnapshot> live() {
-        return GroupTable.snapshot(groups.values(), false);
+        return GroupTable.snapshot(groups.values(), false, clock.nanoTime());
     }
 }

@@ -49,7 +49,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     private final NodeAssembly node;
     private final String nodeId;
     private final String nodeIp;
-    private final Cluster cluster = new Cluster(UUID.randomUUID().toString());
+    private final Cluster cluster = new Cluster(UUID.randomUUID().toString(), Scheduler.system());
     private final NodeAgent agent;
     private final HeadOwnNode localNode;
     private final AtomicInteger jobCounter = new AtomicInteger();

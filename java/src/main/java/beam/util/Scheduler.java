@@ -3,9 +3,10 @@ package beam.util;
 /**
  * What runs later: handshake and join deadlines, the forced close after a flush grace,
  * heartbeats, the placement-group tick, the HTTP face's deferred bind, the CLI's reply
- * timeout. Every timer of beam goes through this interface, so that a test drives time by
- * hand (a manual scheduler in the tests) instead of sleeping, and the daemon holds no thread
- * per waiting timer.
+ * timeout, the worker-exit grace. The daemon's timers go through this interface, and the
+ * domain (cluster/) reads time only on the one its Cluster is made with, so that a test
+ * drives time by hand (a manual scheduler in the tests) instead of sleeping, and the daemon
+ * holds no thread per waiting timer.
  *
  * <p>Tasks run on the scheduler's one thread, in due order: they must be short and must not
  * wait for anyone. A task that may take long (binding the HTTP servers) starts a thread of

@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.FrameCodec;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class BundleResourcesTest {
     @Test
     void aPlacedGroupAddsRaysBundleResourcesActorsTakeThemAndRemovalDropsThem() throws Exception {
-        Cluster cluster = new Cluster("ns");
+        Cluster cluster = new Cluster("ns", Scheduler.system());
         FakeNodes.Link link = new FakeNodes.Link();
         FakeNodes.RecordingClient driver = new FakeNodes.RecordingClient();
         cluster.addNode(FakeNodes.node("10.0.0.1", 4, 8, link, true));

@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.Frame;
@@ -22,7 +23,7 @@ class CallRecordsTest {
 
     @BeforeEach
     void setUp() {
-        cluster = new Cluster("ns");
+        cluster = new Cluster("ns", Scheduler.system());
         cluster.addNode(FakeNodes.node("10.0.0.1", 0, 8, new FakeNodes.Link(), true));
     }
 

@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.Frame;
@@ -27,7 +28,7 @@ class ClusterIndexTest {
 
     @BeforeEach
     void setUp() {
-        cluster = new Cluster("ns");
+        cluster = new Cluster("ns", Scheduler.system());
         link = new FakeNodes.Link();
         a = FakeNodes.node("10.0.0.1", 4, 8, link, true);
         b = FakeNodes.node("10.0.0.2", 4, 8, link, false);

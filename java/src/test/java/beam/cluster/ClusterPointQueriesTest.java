@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.FrameCodec;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * that is gone.
  */
 class ClusterPointQueriesTest {
-    private final Cluster cluster = new Cluster("ns");
+    private final Cluster cluster = new Cluster("ns", Scheduler.system());
     private final FakeNodes.Link headLink = new FakeNodes.Link();
     private final FakeNodes.Link memberLink = new FakeNodes.Link();
     private final Node head = FakeNodes.node("10.0.0.1", 0, 4, headLink, true);

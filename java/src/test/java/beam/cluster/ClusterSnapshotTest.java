@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -24,7 +25,7 @@ class ClusterSnapshotTest {
 
     @BeforeEach
     void setUp() {
-        cluster = new Cluster("ns");
+        cluster = new Cluster("ns", Scheduler.system());
         link = new FakeNodes.Link();
         head = FakeNodes.node("10.0.0.1", 2, 4, link, true);
         cluster.addNode(head);

@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,7 +26,7 @@ class GetOrCreateTest {
 
     @BeforeEach
     void setUp() {
-        cluster = new Cluster("ns");
+        cluster = new Cluster("ns", Scheduler.system());
         cluster.addNode(FakeNodes.node("10.0.0.1", 2, 4, new FakeNodes.Link(), true));
     }
 

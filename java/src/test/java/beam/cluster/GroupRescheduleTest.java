@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.util.Ids;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class GroupRescheduleTest {
     private final FakeNodes.Link link = new FakeNodes.Link();
     private final FakeNodes.RecordingClient driver = new FakeNodes.RecordingClient();
-    private final Cluster cluster = new Cluster("ns");
+    private final Cluster cluster = new Cluster("ns", Scheduler.system());
     private Node a;
     private Node b;
 

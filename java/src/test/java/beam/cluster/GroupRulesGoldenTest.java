@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -47,7 +48,7 @@ class GroupRulesGoldenTest {
     }
 
     private static void run(JsonNode c) {
-        Cluster cluster = new Cluster("ns");
+        Cluster cluster = new Cluster("ns", Scheduler.system());
         cluster.addNode(FakeNodes.node("10.0.0.1", 4, 8, new FakeNodes.Link(), true));
         FakeNodes.RecordingClient driver = new FakeNodes.RecordingClient();
         Runnable create = () -> {

@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.Frame;
@@ -24,7 +25,7 @@ class NodeAffinityTest {
 
     @BeforeEach
     void setUp() {
-        cluster = new Cluster("ns");
+        cluster = new Cluster("ns", Scheduler.system());
         link = new FakeNodes.Link();
         driver = new FakeNodes.RecordingClient();
         a = FakeNodes.node("10.0.0.1", 4, 8, link, true);

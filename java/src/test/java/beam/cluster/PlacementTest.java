@@ -1,5 +1,6 @@
 package beam.cluster;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,7 +27,7 @@ class PlacementTest {
 
     @BeforeEach
     void setUp() {
-        cluster = new Cluster("ns");
+        cluster = new Cluster("ns", Scheduler.system());
         link = new FakeNodes.Link();
         driver = new FakeNodes.RecordingClient();
         a = FakeNodes.node("10.0.0.1", 4, 8, link, true);

@@ -39,12 +39,20 @@ public final class ManualScheduler implements Scheduler {
     }
 
     private final PriorityQueue<Entry> queue = new PriorityQueue<>();
-    private long nowNanos = 1_000_000_000L; // not 0: code may take 0 for "never"
+    private static final long START_NANOS = 1_000_000_000L; // not 0: code may take 0 for "never"
+    /** The wall time at {@link #START_NANOS}: a fixed date, so that wall readings move only with {@link #advance}. */
+    private static final long START_WALL_MILLIS = 1_750_000_000_000L;
+    private long nowNanos = START_NANOS;
     private long nextSeq;
 
     @Override
     public synchronized long nanoTime() {
         return nowNanos;
+    }
+
+    @Override
+    public synchronized long wallMillis() {
+        return START_WALL_MILLIS + (nowNanos - START_NANOS) / 1_000_000;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package beam.views;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.cluster.AcceleratorKind;
@@ -34,7 +35,7 @@ class NodeRowTest {
         shapes.path("nodes").get(0).fieldNames().forEachRemaining(rays::add);
         assertThat(ClusterViews.RAY_NODE_KEYS).containsExactlyElementsOf(rays);
 
-        Cluster cluster = new Cluster("ns");
+        Cluster cluster = new Cluster("ns", Scheduler.system());
         Resources total = new Resources().set("GPU", 2 * Resources.UNIT).set("CPU", 4 * Resources.UNIT);
         var gpu = new NodeAccelerator(AcceleratorKind.NVIDIA_GPU, List.of("0", "1"), null, NodeAccelerator.DECLARED);
         cluster.addNode(new Node("n1", "10.0.0.1", "host1", true, total, Map.of("GPU", gpu), NO_LINK));

@@ -1,5 +1,6 @@
 package beam.views;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 /** The head's side of ray stack: which node is asked for which pids, and how silence and refusals read. */
 class StacksTest {
-    private final Cluster cluster = new Cluster("ns");
+    private final Cluster cluster = new Cluster("ns", Scheduler.system());
     private final List<Stacks.Driver> drivers = List.of(new Stacks.Driver(11, "n1", "10.0.0.1", "01000000"),
             new Stacks.Driver(22, "n2", "10.0.0.2", "02000000"));
     private final List<String> asked = new ArrayList<>();

@@ -1,5 +1,6 @@
 package beam.views;
 
+import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.cluster.Cluster;
@@ -18,7 +19,7 @@ class VersionCheckTest {
     }
 
     private static Cluster twoNodes() {
-        Cluster cluster = new Cluster("ns");
+        Cluster cluster = new Cluster("ns", Scheduler.system());
         Resources cpu = new Resources().set("CPU", Resources.UNIT);
         cluster.addNode(new Node("head", "10.0.0.1", "h1", true, cpu.copy(), Map.of(), null));
         cluster.addNode(new Node("member", "10.0.0.2", "h2", false, cpu.copy(), Map.of(), null));
