@@ -151,7 +151,7 @@ def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
         # as Ray: a sliver of the node resource a detected model adds (accelerator_type:H200)
         resources[f"accelerator_type:{options['accelerator_type']}"] = 0.001
     return {
-        "num_cpus": float(options.get("num_cpus") or 0),
+        "num_cpus": float(held_cpus(options)),
         "num_gpus": float(options.get("num_gpus") or 0),
         "resources": resources,
         "pg_id": pg.id.hex() if pg is not None else None,
@@ -167,6 +167,18 @@ def wire_options(options: Dict[str, Any], cls, job_env: dict) -> dict:
         "label_selector": options.get("label_selector"),  # checked by the daemon, with Ray's words
         "node_labels": strategy.wire() if isinstance(strategy, NodeLabelSchedulingStrategy) else None,
     }
+
+
+def held_cpus(options: Dict[str, Any]) -> float:
+    """The CPUs an actor holds while it lives, as Ray decides it: ``num_cpus`` when given;
+    else none for an actor that asks for nothing (Ray: 1 to place it, 0 while it runs, and beam
+    does not run its methods as tasks), and 1 for one that asks for any other resource (GPUs,
+    custom resources, an accelerator type; memory does not count), which Ray then holds for
+    the actor's life."""
+    if options.get("num_cpus") is not None:
+        return options["num_cpus"]
+    asked = options.get("num_gpus") is not None or bool(options.get("resources")) or bool(options.get("accelerator_type"))
+    return 1 if asked else 0
 
 
 def node_affinity(strategy) -> Optional[dict]:
