@@ -15,7 +15,7 @@ from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 ray.init(address="auto")
 
 
-@ray.remote(num_gpus=1)
+@ray.remote(num_cpus=0, num_gpus=1)  # as vLLM creates its workers: a GPU bundle holds no CPU
 class RayWorkerWrapper:
     def execute_method(self, method, *args):
         return getattr(self, method)(*args)
