@@ -46,6 +46,14 @@ PLACEMENT = PREAMBLE + """
         Where.options(scheduling_strategy=Affinity("zz", soft=False)).remote()
     except ValueError as e:
         print("BAD_ID", str(e), flush=True)
+    # SPREAD counts each node's live actors: wait until those above (their handles gone) have
+    # ended, however long the machine takes, so that both nodes start from none
+    import time
+    from ray.util.state import list_actors
+    deadline = time.monotonic() + 60
+    while list_actors(filters=[("state", "=", "ALIVE")]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not list_actors(filters=[("state", "=", "ALIVE")]), "the actors above never ended within 60 s"
     spread = [Where.options(num_cpus=0.1, scheduling_strategy="SPREAD").remote() for _ in range(2)]
     print("SPREAD", sorted(ray.get([a.where.remote() for a in spread], timeout=60)[i][0] for i in range(2)), flush=True)
     from ray.util.placement_group import placement_group, placement_group_table
