@@ -43,6 +43,9 @@ CASES = [
 
 ACTOR = "0123456789abcdef0123456701000000"
 NODE = "ab" * 28
+# one accelerator resource as a node describes it in its join (and, with its visibility value, in its facts)
+GPU = {"kind": "NVIDIA_GPU", "vendor": "NVIDIA", "type": "H200", "visible_var": "CUDA_VISIBLE_DEVICES",
+       "source": "detected", "ids": ["0", "1", "2", "3"]}
 # Node-link frames (docs/PROTOCOL.md, "Node links"), read only by the Java daemon: each names
 # the reader that takes it (beam.protocol.LinkCodec) and the record it must become; written
 # back by LinkCodec.encode, it must give exactly these bytes.
@@ -53,8 +56,12 @@ LINK = [
      {"op": "join", "rid": 1, "proto": 1, "auth": "c3" * 32, "node_id": NODE, "node_ip": "10.0.0.2",
       "hostname": "gpu-2", "session_dir": "/tmp/ray/session_2026-01-01_00-00-00_1",
       "resources": {"CPU": 8, "GPU": 4, "node:10.0.0.2": 1},
-      "facts": {"versions": {"beam": "0.1.0", "protocol": 1}, "probe_port": 41234},
-      "accelerators": {"GPU": {"kind": "NVIDIA_GPU", "ids": ["0", "1", "2", "3"]}},
+      "facts": {"versions": {"beam": "0.1.0", "protocol": 1, "java": "25"},
+                "interfaces": [{"name": "eth0", "addresses": ["10.0.0.2"]}], "node_ip_interface": "eth0",
+                "accelerators": {"GPU": dict(GPU, node_visible_value=None)}, "probe_port": 41234,
+                "host_limits": {"shm_path": "/dev/shm", "shm_bytes": 17179869184, "open_files": 1048576,
+                                "locked_memory": -1, "rdma_devices": 0, "env": {"NCCL_SOCKET_IFNAME": "eth0"}}},
+      "accelerators": {"GPU": GPU},
       "labels": {"ray.io/accelerator-type": "H100", "zone": "us-west1-a"}}, b""),
     ("join_welcome", "joinAnswer", "Welcome",
      {"op": "reply", "rid": 1, "ok": True, "head_node_id": "cd" * 28, "namespace": "ns-1",
@@ -66,8 +73,17 @@ LINK = [
     ("ping_with_clock", "toNode", "Ping", {"op": "ping", "t": 123456789012}, b""),
     ("ping_of_node", "toHead", "Ping", {"op": "ping"}, b""),
     ("pong", "toHead", "Pong", {"op": "pong", "t": 123456789012}, b""),
-    ("node_facts", "toHead", "HostFactsUpdate",
+    # facts learnt after the join, each its own message on the one op node_facts
+    ("node_facts_http_ports", "toHead", "HttpPorts",
      {"op": "node_facts", "http_ports": {"agent": 52365, "metrics": 8080}}, b""),
+    ("node_facts_telemetry", "toHead", "Telemetry",
+     {"op": "node_facts", "telemetry": {"tool": "nvidia-smi", "resource": "GPU", "sampled_ms": 1767225600000,
+                                        "devices": [{"index": "0", "uuid": "GPU-aa", "name": "NVIDIA H200",
+                                                     "utilization_gpu": 35.0, "memory_used_mib": 1024,
+                                                     "memory_total_mib": 143771},
+                                                    {"index": "1", "uuid": None, "name": None, "utilization_gpu": None,
+                                                     "memory_used_mib": 0, "memory_total_mib": 80}],
+                                        "problem": None, "hung": False}}, b""),
     ("client_open", "toHead", "ClientOpen", {"op": "client_open", "client": 7}, b""),
     ("client_close_up", "toHead", "ClientClose", {"op": "client_close", "client": 7}, b""),
     ("client_close_down", "toNode", "ClientClose", {"op": "client_close", "client": 7}, b""),

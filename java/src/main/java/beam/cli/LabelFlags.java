@@ -2,7 +2,7 @@ package beam.cli;
 
 import beam.cluster.Labels;
 import beam.config.Environment;
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.protocol.JsonText;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,7 +30,7 @@ final class LabelFlags {
         String override = env.given(Labels.OVERRIDE_ENV);
         if (override != null) {
             try {
-                labels.putAll(textObject(JSON.readTree(override), "the value of " + Labels.OVERRIDE_ENV));
+                labels.putAll(JsonText.strings(JSON.readTree(override), "the value of " + Labels.OVERRIDE_ENV, true));
             } catch (IOException e) {
                 throw new IllegalArgumentException(Labels.OVERRIDE_ENV + " must be a JSON object of strings, got '"
                         + override + "'");
@@ -45,7 +45,7 @@ final class LabelFlags {
             return Labels.checked(pairs(text));
         } catch (IllegalArgumentException pairsFailed) {
             try {
-                Map<String, String> labels = textObject(JSON.readTree(text), "--labels");
+                Map<String, String> labels = JsonText.strings(JSON.readTree(text), "--labels", true);
                 System.err.println("DeprecationWarning: passing node labels with `--labels` in JSON format is deprecated "
                         + "and will be removed in a future version of Ray.");
                 return Labels.checked(labels);
@@ -103,18 +103,5 @@ final class LabelFlags {
             return s.substring(1, s.length() - 1);
         }
         return s;
-    }
-
-    private static Map<String, String> textObject(JsonNode node, String what) {
-        if (node == null || !node.isObject()) throw new IllegalArgumentException(what + " is not a JSON object");
-        Map<String, String> out = new LinkedHashMap<>();
-        for (var it = node.fields(); it.hasNext(); ) {
-            var e = it.next();
-            if (!e.getValue().isTextual()) {
-                throw new IllegalArgumentException("The value of the \"" + e.getKey() + "\" in " + what + " is not string type");
-            }
-            out.put(e.getKey(), e.getValue().asText());
-        }
-        return out;
     }
 }

@@ -1,9 +1,7 @@
 package beam.cluster;
 
 import beam.util.Scheduler;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.DeviceTelemetry;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -204,13 +202,13 @@ public final class Cluster extends ClusterTables {
 
     /**
      * A node's Python-side versions arrived (shortly after its join): merged into its facts.
-     * Returns the node as it is now, or null if it is gone or sent no versions.
+     * Returns the node as it is now, or null if it is gone.
      */
-    public NodeSnapshot onNodeVersions(String nodeId, JsonNode versions) {
+    public NodeSnapshot onNodeVersions(String nodeId, Map<String, String> versions) {
         synchronized (lock) {
             Node node = nodes.get(nodeId);
-            if (node == null || !(versions instanceof ObjectNode v)) return null;
-            node.report(JsonNodeFactory.instance.objectNode().set("versions", v));
+            if (node == null) return null;
+            node.facts = node.facts.withVersions(versions);
             return node.snapshot();
         }
     }
@@ -219,16 +217,23 @@ public final class Cluster extends ClusterTables {
     public void onVersionWarnings(String nodeId, List<String> warnings) {
         synchronized (lock) {
             Node node = nodes.get(nodeId);
-            if (node != null) node.report(JsonNodeFactory.instance.objectNode().set("version_warnings",
-                    JsonNodeFactory.instance.arrayNode().addAll(warnings.stream().map(JsonNodeFactory.instance::textNode).toList())));
+            if (node != null) node.facts = node.facts.withVersionWarnings(warnings);
         }
     }
 
-    /** Facts a node reported after its join (its HTTP ports, its accelerators' sample): see {@link Node#report}. */
-    public void onNodeFacts(String nodeId, ObjectNode facts) {
+    /** A node's HTTP face is bound: its ports by role ({@code metrics}, {@code agent}). */
+    public void onHttpPorts(String nodeId, Map<String, Integer> ports) {
         synchronized (lock) {
             Node node = nodes.get(nodeId);
-            if (node != null) node.report(facts);
+            if (node != null) node.facts = node.facts.withHttpPorts(ports);
+        }
+    }
+
+    /** A node's accelerator sample (every few seconds while its vendor tool runs): replaces its last. */
+    public void onTelemetry(String nodeId, DeviceTelemetry sample) {
+        synchronized (lock) {
+            Node node = nodes.get(nodeId);
+            if (node != null) node.telemetry = sample;
         }
     }
 

@@ -1,6 +1,7 @@
 package beam.cluster;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.DeviceTelemetry;
+import beam.util.HostFacts;
 import java.util.List;
 import java.util.Map;
 
@@ -42,7 +43,7 @@ public final class Node {
      */
     private volatile long rttMicros = -1;
     /** What the node reported about its host (versions, interfaces, accelerators, ports); replaced, never changed. */
-    HostFacts facts = HostFacts.none();
+    HostFacts facts = HostFacts.NONE;
     /** Its accelerators' last utilization and memory sample; replaced, never changed. */
     DeviceTelemetry telemetry = DeviceTelemetry.NONE;
 
@@ -140,27 +141,9 @@ public final class Node {
                 gpuIds, labels, startedMillis, rttMicros, facts, telemetry);
     }
 
-    /**
-     * Facts the node reported after its join, merged into its own; a {@code telemetry} among
-     * them replaces its last sample (a malformed one is shown as the node's problem). Cluster lock held.
-     */
-    void report(ObjectNode reported) {
-        ObjectNode rest = reported;
-        if (reported.has("telemetry")) {
-            // the accelerator sample rides the facts path but is kept apart: it changes every few seconds
-            rest = reported.deepCopy();
-            try {
-                telemetry = DeviceTelemetry.fromJson(rest.remove("telemetry"));
-            } catch (IllegalArgumentException e) {
-                telemetry = DeviceTelemetry.NONE.failed("the node sent a sample the head cannot read: " + e.getMessage(), false);
-            }
-        }
-        if (!rest.isEmpty()) facts = facts.merge(rest);
-    }
-
-    /** This node with the facts it reported at its join (the JSON object of {@link HostFacts#toJson}). */
-    public Node withFacts(ObjectNode facts) {
-        this.facts = HostFacts.fromJson(facts);
+    /** This node with the facts it reported at its join. */
+    public Node withFacts(HostFacts facts) {
+        this.facts = facts;
         return this;
     }
 }

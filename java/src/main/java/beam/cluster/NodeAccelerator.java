@@ -1,9 +1,6 @@
 package beam.cluster;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
+import beam.util.HostFacts;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,48 +21,36 @@ public record NodeAccelerator(AcceleratorKind kind, List<String> ids, String typ
         ids = List.copyOf(ids);
     }
 
-    /** The wire and view form: {"kind", "vendor", "type", "ids", "visible_var", "source"}. */
-    public ObjectNode toJson() {
-        ObjectNode o = JsonNodeFactory.instance.objectNode();
-        o.put("kind", kind.name());
-        o.put("vendor", kind.vendor);
-        o.put("type", type);
-        o.put("visible_var", kind.visibleVar);
-        o.put("source", source);
-        ids.forEach(o.putArray("ids")::add);
-        return o;
+    /** This resource's devices as a node describes them (on the wire and in views: {@code protocol/FactsCodec}). */
+    public HostFacts.Accelerator describe(String nodeVisibleValue) {
+        return new HostFacts.Accelerator(kind.name(), kind.vendor, type, kind.visibleVar, source, ids, nodeVisibleValue);
     }
 
-    public static ObjectNode toJson(Map<String, NodeAccelerator> byResource) {
-        ObjectNode o = JsonNodeFactory.instance.objectNode();
-        byResource.forEach((r, a) -> o.set(r, a.toJson()));
-        return o;
+    /** Each resource's devices as described, without the node's visibility value (a join, a node row). */
+    public static Map<String, HostFacts.Accelerator> describeAll(Map<String, NodeAccelerator> byResource) {
+        Map<String, HostFacts.Accelerator> out = new LinkedHashMap<>();
+        byResource.forEach((r, a) -> out.put(r, a.describe(null)));
+        return out;
     }
 
     /**
-     * Parses what a joining node reported, keyed by resource; refuses a kind beam does not
-     * know or one filed under another kind's resource.
+     * The devices a joining node described, keyed by resource (null: it sent no object);
+     * refuses a kind beam does not know or one filed under another kind's resource.
      */
-    public static Map<String, NodeAccelerator> fromJson(JsonNode json) {
+    public static Map<String, NodeAccelerator> of(Map<String, HostFacts.Accelerator> described) {
+        if (described == null) throw new IllegalArgumentException("accelerators must be an object of resource to devices");
         Map<String, NodeAccelerator> out = new LinkedHashMap<>();
-        if (json == null || json.isNull() || json.isMissingNode()) return out;
-        if (!json.isObject()) throw new IllegalArgumentException("accelerators must be an object of resource to devices");
-        json.fields().forEachRemaining(e -> {
+        described.forEach((resource, a) -> {
             AcceleratorKind kind;
             try {
-                kind = AcceleratorKind.valueOf(e.getValue().path("kind").asText());
+                kind = AcceleratorKind.valueOf(a.kind() == null ? "" : a.kind());
             } catch (IllegalArgumentException bad) {
-                throw new IllegalArgumentException("accelerators['" + e.getKey() + "']: unknown kind '"
-                        + e.getValue().path("kind").asText() + "'");
+                throw new IllegalArgumentException("accelerators['" + resource + "']: unknown kind '" + a.kind() + "'");
             }
-            if (!kind.resource.equals(e.getKey())) {
-                throw new IllegalArgumentException("accelerators['" + e.getKey() + "']: kind " + kind
-                        + " counts in " + kind.resource);
+            if (!kind.resource.equals(resource)) {
+                throw new IllegalArgumentException("accelerators['" + resource + "']: kind " + kind + " counts in " + kind.resource);
             }
-            List<String> ids = new ArrayList<>();
-            e.getValue().path("ids").forEach(i -> ids.add(i.asText()));
-            out.put(e.getKey(), new NodeAccelerator(kind, ids, e.getValue().path("type").asText(null),
-                    e.getValue().path("source").asText(DECLARED)));
+            out.put(resource, new NodeAccelerator(kind, a.ids(), a.type(), a.source() != null ? a.source() : DECLARED));
         });
         return out;
     }

@@ -1,5 +1,7 @@
 package beam.cluster;
 
+import beam.util.DeviceTelemetry;
+import beam.util.HostFacts;
 import java.util.List;
 import java.util.Map;
 

@@ -19,6 +19,7 @@ import beam.link.head.HeadGate;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
 import beam.node.NodeAgent;
+import beam.util.HostFacts;
 import beam.util.Ids;
 import beam.util.Scheduler;
 import beam.views.Stacks;
@@ -86,8 +87,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                         config.maxConnections(), gate::serve)).start();
         int port = ((InetSocketAddress) tcpListener.localAddress()).getPort();
         gcsAddress = nodeIp + ":" + port;
-        ObjectNode headFacts = HostFactsCollector.collect(nodeIp, node.accelerators, config.environment());
-        headFacts.put("probe_port", port);
+        HostFacts headFacts = HostFactsCollector.collect(nodeIp, node.accelerators, config.environment(), port, null);
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
                 HostProbe.resources(config, nodeIp, true, node.accelerators), node.accelerators, node.labels, localNode)
                 .withFacts(headFacts));
@@ -106,7 +106,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                     this::requestShutdown);
         }
         startHttp();
-        node.startTelemetry(facts -> cluster.onNodeFacts(nodeId, facts));
+        node.startTelemetry(sample -> cluster.onTelemetry(nodeId, sample));
         LOG.info("beam daemon " + nodeId + " serving on " + session.socketPath() + " and " + gcsAddress);
         return this;
     }
@@ -153,7 +153,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
                 return cluster.callStats().failedCalls();
             }
         };
-        node.startHttp(health, head, source, facts -> cluster.onNodeFacts(nodeId, facts));
+        node.startHttp(health, head, source, ports -> cluster.onHttpPorts(nodeId, ports));
     }
 
     @Override

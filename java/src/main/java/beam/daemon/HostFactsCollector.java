@@ -5,18 +5,19 @@ import beam.cluster.NodeAccelerator;
 import beam.node.HostLimits;
 import beam.codec.FrameCodec;
 import beam.config.Environment;
+import beam.protocol.FactsCodec;
 import beam.protocol.Protocol;
+import beam.util.HostFacts;
 import beam.util.Scheduler;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -25,8 +26,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Collects the facts a node tells the head about its host at join (the head keeps them as
- * {@code cluster/HostFacts}; later ones come as {@code LinkMessage.HostFactsUpdate}), for diagnostics (`ray status`,
- * `ray doctor`): versions (beam, protocol, Java, Python and, where installed, vLLM and
+ * {@code util/HostFacts}; later ones come each as its own link message: {@code HttpPorts},
+ * {@code Telemetry}, {@code NodeVersions}), for diagnostics (`ray status`, `ray doctor`): versions (beam, protocol, Java, Python and, where installed, vLLM and
  * torch), its network interfaces and which one carries the node IP, and its accelerators
  * (kind, vendor, model, ids, the visibility variable the node was started with), and its
  * shared memory, limits and NCCL/Gloo/vLLM variables ({@link HostLimits}). The Python versions come from the interpreter that ran `ray`
@@ -35,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class HostFactsCollector {
     static final long PROBE_DELAY_MS = 500;
-    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+    /** The versions of a Python that could not be run: asked, and none known. */
+    private static final Map<String, String> NO_PYTHON = Collections.singletonMap("python", null);
     private static final String PROBE = String.join("\n",
             "import json, sys",
             "from importlib import metadata",
@@ -56,7 +58,7 @@ public final class HostFactsCollector {
      * the answer that early (a busy host's `ray start` and first ray.init() were measurably
      * slower without the delay: docs/PERFORMANCE.md).
      */
-    static CompletableFuture<JsonNode> pythonVersions(Environment env) {
+    static CompletableFuture<Map<String, String>> pythonVersions(Environment env) {
         // the probe waits for a process: on a thread of its own, not the scheduler's
         Executor later = task -> Scheduler.system().after(PROBE_DELAY_MS, () -> Thread.ofVirtual().start(task));
         return CompletableFuture.supplyAsync(() -> {
@@ -64,13 +66,13 @@ public final class HostFactsCollector {
             try {
                 Process p = new ProcessBuilder(python, "-c", PROBE).redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return F.objectNode().putNull("python");
-                return FrameCodec.json().readTree(out.trim());
+                if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return NO_PYTHON;
+                return FactsCodec.versions(FrameCodec.json().readTree(out.trim()));
             } catch (IOException e) {
-                return F.objectNode().putNull("python");
+                return NO_PYTHON;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return F.objectNode().putNull("python");
+                return NO_PYTHON;
             }
         }, later);
     }
@@ -83,39 +85,33 @@ public final class HostFactsCollector {
         return ip.startsWith("127.");
     }
 
-    static ObjectNode collect(String nodeIp, Map<String, NodeAccelerator> accelerators, Environment env) {
-        ObjectNode facts = F.objectNode();
-        ObjectNode versions = facts.putObject("versions");
+    /** {@code probePort}/{@code probeError}: where other nodes' reachability probes connect, or -1 and why not. */
+    static HostFacts collect(String nodeIp, Map<String, NodeAccelerator> accelerators, Environment env,
+                             int probePort, String probeError) {
+        Map<String, String> versions = new LinkedHashMap<>();
         versions.put("beam", Versions.BEAM);
-        versions.put("protocol", Protocol.VERSION);
+        versions.put("protocol", String.valueOf(Protocol.VERSION));
         versions.put("java", Runtime.version().toString());
-        ArrayNode nics = facts.putArray("interfaces");
+        List<HostFacts.Interface> nics = new ArrayList<>();
         String carrier = null;
         try {
             for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
                 if (!nic.isUp()) continue;
-                ObjectNode o = nics.addObject();
-                o.put("name", nic.getName());
-                ArrayNode addrs = o.putArray("addresses");
+                List<String> addrs = new ArrayList<>();
                 for (InetAddress a : Collections.list(nic.getInetAddresses())) {
                     if (!(a instanceof Inet4Address)) continue;
                     addrs.add(a.getHostAddress());
                     if (a.getHostAddress().equals(nodeIp)) carrier = nic.getName();
                 }
+                nics.add(new HostFacts.Interface(nic.getName(), addrs));
                 if (carrier == null && nic.isLoopback() && isLoopback(nodeIp)) carrier = nic.getName();
             }
         } catch (IOException ignored) {
             // no interface list
         }
-        facts.put("node_ip_interface", carrier);
         // what each accelerator is and the visibility variable the node itself was started with
-        ObjectNode accel = facts.putObject("accelerators");
-        accelerators.forEach((resource, a) -> {
-            ObjectNode o = a.toJson();
-            o.put("node_visible_value", env.get(a.kind().visibleVar));
-            accel.set(resource, o);
-        });
-        facts.set("host_limits", HostLimits.read(env));
-        return facts;
+        Map<String, HostFacts.Accelerator> accel = new LinkedHashMap<>();
+        accelerators.forEach((resource, a) -> accel.put(resource, a.describe(env.get(a.kind().visibleVar))));
+        return new HostFacts(versions, nics, carrier, accel, probePort, probeError, null, null, HostLimits.read(env));
     }
 }

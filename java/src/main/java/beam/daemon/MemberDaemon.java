@@ -8,7 +8,7 @@ import beam.node.NodeAgent;
 import beam.link.Prober;
 import beam.protocol.LinkMessage;
 import beam.protocol.Protocol;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.HostFacts;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.logging.Logger;
@@ -66,24 +66,25 @@ public final class MemberDaemon implements RunningDaemon {
         node.writeNodeJson(config.headAddress());
         link.startReading(unixListener);
         node.pythonVersions.thenAccept(py -> link.send(new LinkMessage.NodeVersions(py)));
-        node.startHttp(this::healthProblem, null, null, facts -> link.send(new LinkMessage.HostFactsUpdate(facts)));
-        node.startTelemetry(facts -> link.send(new LinkMessage.HostFactsUpdate(facts)));
+        node.startHttp(this::healthProblem, null, null, ports -> link.send(new LinkMessage.HttpPorts(ports)));
+        node.startTelemetry(sample -> link.send(new LinkMessage.Telemetry(sample)));
         LOG.info("joined the head at " + config.headAddress() + " as node " + nodeIp + " (" + nodeId + ")");
         return this;
     }
 
     private LinkMessage.Join joinMessage() {
-        ObjectNode facts = HostFactsCollector.collect(nodeIp, node.accelerators, config.environment());
+        int probePort = -1;
+        String probeError = null;
         try {
             probeListener = Prober.listen(nodeIp);
-            facts.put("probe_port", probeListener.getLocalPort());
+            probePort = probeListener.getLocalPort();
         } catch (IOException e) {
-            facts.put("probe_port", -1);
-            facts.put("probe_error", "cannot listen on the node IP " + nodeIp + ": " + e.getMessage());
+            probeError = "cannot listen on the node IP " + nodeIp + ": " + e.getMessage();
         }
+        HostFacts facts = HostFactsCollector.collect(nodeIp, node.accelerators, config.environment(), probePort, probeError);
         return new LinkMessage.Join(1, Protocol.VERSION, null, nodeId, nodeIp, HostProbe.hostname(),
                 session.dir().toString(), HostProbe.resources(config, nodeIp, false, node.accelerators).toJson(),
-                NodeAccelerator.toJson(node.accelerators), node.labels, facts);
+                NodeAccelerator.describeAll(node.accelerators), node.labels, facts);
     }
 
     /** What this node's health probes say: null while the head answers and nothing is stopping. */

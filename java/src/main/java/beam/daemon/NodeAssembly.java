@@ -14,16 +14,13 @@ import beam.http.HeadClusterReads;
 import beam.http.NodeHttp;
 import beam.metrics.NodeMetrics;
 import beam.metrics.UserMetrics;
-import beam.cluster.DeviceTelemetry;
 import beam.metrics.GpuStats;
 import beam.node.AcceleratorTelemetry;
 import beam.node.ActorEvents;
 import beam.node.NodeAgent;
 import beam.node.ProcessCap;
+import beam.util.DeviceTelemetry;
 import beam.util.Ids;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +53,7 @@ final class NodeAssembly {
     final Map<String, NodeAccelerator> accelerators;
     /** Its labels but its id (the head adds that): Ray's defaults, under the user's. */
     final Map<String, String> labels;
-    final CompletableFuture<JsonNode> pythonVersions;
+    final CompletableFuture<Map<String, String>> pythonVersions;
     final UserMetrics userMetrics = new UserMetrics();
     final FrameCodec codec;
     /** What the head may ask this node (docs/PROTOCOL.md, {@code node_ask}); answered alike on head and member. */
@@ -105,17 +102,15 @@ final class NodeAssembly {
 
     /**
      * The HTTP face, bound off the start path when the config asks for one; its ports go into
-     * node.json and, as the {@code http_ports} fact, to {@code portsFact} (the cluster or the head).
+     * node.json and, by role, to {@code portsFact} (the cluster or the head).
      */
     void startHttp(Supplier<String> health, HeadClusterReads head, NodeMetrics.ClusterSource cluster,
-                   Consumer<ObjectNode> portsFact) {
+                   Consumer<Map<String, Integer>> portsFact) {
         if (config.http() == null) return;
         http = new NodeHttp(config.http(), config.authToken(), health, head,
                 new NodeMetrics(userMetrics, health, cluster, new GpuStats(nodeIp, cluster != null, this::latestTelemetry)));
         http.startInBackground((ports, error) -> {
-            ObjectNode facts = JsonNodeFactory.instance.objectNode();
-            ports.forEach(facts.putObject("http_ports")::put);
-            portsFact.accept(facts);
+            portsFact.accept(ports);
             try {
                 session.writeHttp(ports, error);
             } catch (IOException e) {
@@ -126,14 +121,10 @@ final class NodeAssembly {
 
     /**
      * Starts sampling the accelerators' utilization and memory where this node has a tool for
-     * them; each sample goes to {@code facts} (the cluster or the head) as the {@code telemetry} fact.
+     * them; each sample goes to {@code samples} (the cluster or the head).
      */
-    void startTelemetry(Consumer<ObjectNode> facts) {
-        telemetry = AcceleratorTelemetry.start(accelerators, t -> {
-            ObjectNode f = JsonNodeFactory.instance.objectNode();
-            f.set("telemetry", t.toJson());
-            facts.accept(f);
-        });
+    void startTelemetry(Consumer<DeviceTelemetry> samples) {
+        telemetry = AcceleratorTelemetry.start(accelerators, samples);
     }
 
     private DeviceTelemetry latestTelemetry() {

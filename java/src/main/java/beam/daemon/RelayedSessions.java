@@ -11,9 +11,9 @@ import beam.dispatch.Session;
 import beam.dispatch.WireFrame;
 import beam.link.head.HeadServices;
 import beam.views.VersionCheck;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Logger;
 
 /**
@@ -115,7 +115,7 @@ final class RelayedSessions implements HeadServices {
     }
 
     @Override
-    public void nodeVersions(String nodeId, JsonNode versions) {
+    public void nodeVersions(String nodeId, Map<String, String> versions) {
         VersionCheck.record(daemon.cluster(), nodeId, versions);
     }
 

@@ -1,6 +1,6 @@
 package beam.metrics;
 
-import beam.cluster.DeviceTelemetry;
+import beam.util.DeviceTelemetry;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.util.List;

@@ -1,6 +1,6 @@
 package beam.node;
 
-import beam.cluster.DeviceTelemetry;
+import beam.util.DeviceTelemetry;
 import beam.util.Scheduler;
 import java.io.IOException;
 import java.io.InputStream;

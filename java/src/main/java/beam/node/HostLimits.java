@@ -1,12 +1,12 @@
 package beam.node;
 
 import beam.config.Environment;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.util.HostFacts.Limits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -14,49 +14,50 @@ import java.util.TreeMap;
  * daemon found them at start (its actors inherit them): the size of the shared-memory
  * filesystem vLLM and NCCL put their buffers in, the soft limits on open files and locked
  * memory, and the NCCL / Gloo / vLLM variables of the daemon's environment. A node reports
- * them with its facts; {@code views/HostChecks} judges them.
+ * them with its facts ({@code util/HostFacts.Limits}); {@code views/HostChecks} judges them.
  */
 public final class HostLimits {
     /** Unlimited, as a limit's value. */
-    public static final long UNLIMITED = -1;
+    public static final long UNLIMITED = Limits.UNLIMITED;
     /** Exact names reported besides every {@code NCCL_*} variable. */
     static final List<String> VARIABLES = List.of("GLOO_SOCKET_IFNAME", "VLLM_HOST_IP");
     static final int MAX_VARIABLES = 32;
     static final int MAX_VALUE = 200;
-    private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private HostLimits() {
     }
 
-    /** {@code host_limits} of a node's facts: {@code shm_bytes}, {@code open_files}, {@code locked_memory}, {@code rdma_devices}, {@code env}. */
-    public static ObjectNode read(Environment env) {
-        ObjectNode o = F.objectNode();
+    /** What this host's limits are: {@code HostFacts.Limits}, each value or why it could not be read. */
+    public static Limits read(Environment env) {
         Path shm = env.shmPath();
-        o.put("shm_path", shm.toString());
+        Long shmBytes = null;
+        String shmError = null;
         try {
-            o.put("shm_bytes", Files.getFileStore(shm).getTotalSpace());
+            shmBytes = Files.getFileStore(shm).getTotalSpace();
         } catch (IOException e) {
-            o.put("shm_error", "cannot read the size of " + shm + ": " + e);
+            shmError = "cannot read the size of " + shm + ": " + e;
         }
         Path limits = env.limitsPath();
+        Long openFiles = null;
+        Long lockedMemory = null;
+        String limitsError = null;
         try {
             List<String> lines = Files.readAllLines(limits);
-            o.put("open_files", softLimit(lines, "Max open files"));
-            o.put("locked_memory", softLimit(lines, "Max locked memory"));
+            openFiles = softLimit(lines, "Max open files");
+            lockedMemory = softLimit(lines, "Max locked memory");
         } catch (IOException | IllegalArgumentException e) {
-            o.put("limits_error", "cannot read " + limits + ": " + e.getMessage());
+            limitsError = "cannot read " + limits + ": " + e.getMessage();
         }
-        o.put("rdma_devices", rdmaDevices(env.deviceRoot()));
         TreeMap<String, String> vars = new TreeMap<>();
         env.vars().forEach((k, v) -> {
             if (k.startsWith("NCCL_") || VARIABLES.contains(k)) vars.put(k, v);
         });
         // the facts ride in the join, whose header the head caps (16 KiB): bounded here
-        ObjectNode out = o.putObject("env");
-        vars.entrySet().stream().limit(MAX_VARIABLES).forEach(e -> out.put(e.getKey(), e.getValue().length() <= MAX_VALUE
+        Map<String, String> kept = new TreeMap<>();
+        vars.entrySet().stream().limit(MAX_VARIABLES).forEach(e -> kept.put(e.getKey(), e.getValue().length() <= MAX_VALUE
                 ? e.getValue() : e.getValue().substring(0, MAX_VALUE) + "..."));
-        if (vars.size() > MAX_VARIABLES) o.put("env_left_out", vars.size() - MAX_VARIABLES);
-        return o;
+        return new Limits(shm.toString(), shmBytes, shmError, openFiles, lockedMemory, limitsError,
+                rdmaDevices(env.deviceRoot()), kept, vars.size() > MAX_VARIABLES ? vars.size() - MAX_VARIABLES : null);
     }
 
     /**

@@ -1,6 +1,6 @@
 package beam.node;
 
-import beam.cluster.DeviceTelemetry.Device;
+import beam.util.DeviceTelemetry.Device;
 import beam.codec.FrameCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;

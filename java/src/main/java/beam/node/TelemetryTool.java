@@ -1,7 +1,7 @@
 package beam.node;
 
 import beam.cluster.AcceleratorKind;
-import beam.cluster.DeviceTelemetry.Device;
+import beam.util.DeviceTelemetry.Device;
 import beam.cluster.NodeAccelerator;
 import java.util.List;
 import java.util.Map;

@@ -14,7 +14,7 @@ import beam.protocol.LinkMessage.ClientOpen;
 import beam.protocol.LinkMessage.Join;
 import beam.protocol.LinkMessage.JoinAnswer;
 import beam.protocol.LinkMessage.KillActor;
-import beam.protocol.LinkMessage.HostFactsUpdate;
+import beam.protocol.LinkMessage.HttpPorts;
 import beam.protocol.LinkMessage.NodeLeave;
 import beam.protocol.LinkMessage.NodeVersions;
 import beam.protocol.LinkMessage.Ping;
@@ -22,20 +22,19 @@ import beam.protocol.LinkMessage.Pong;
 import beam.protocol.LinkMessage.Refused;
 import beam.protocol.LinkMessage.Relayed;
 import beam.protocol.LinkMessage.StartActor;
+import beam.protocol.LinkMessage.Telemetry;
 import beam.protocol.LinkMessage.ToHead;
 import beam.protocol.LinkMessage.ToNode;
 import beam.protocol.LinkMessage.UnknownAsk;
 import beam.protocol.LinkMessage.Welcome;
 import beam.protocol.Request.BadRequest;
+import beam.util.DeviceTelemetry;
 import beam.util.ErrorKind;
 import beam.util.ProcessContext;
 import beam.util.NodeQuestion;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The one place link frames are written ({@link #encode}) and read ({@link #toHead},
@@ -69,21 +68,7 @@ public final class LinkCodec {
                 h.put("proto", c.proto());
                 h.put("auth", c.tokenRequired() ? "token" : "disabled");
             }
-            case Join j -> {
-                h = Frames.header("join");
-                h.put("rid", j.rid());
-                h.put("proto", j.proto());
-                if (j.auth() != null) h.put("auth", j.auth());
-                h.put("node_id", j.nodeId());
-                h.put("node_ip", j.nodeIp());
-                h.put("hostname", j.hostname());
-                h.put("session_dir", j.sessionDir());
-                h.set("resources", j.resources());
-                h.set("facts", j.facts());
-                h.set("accelerators", j.accelerators());
-                ObjectNode labels = h.putObject("labels");
-                new TreeMap<>(j.labels()).forEach(labels::put);
-            }
+            case Join j -> h = JoinCodec.header(j);
             case Welcome w -> {
                 h = Frames.ok(w.rid());
                 h.put("head_node_id", w.headNodeId());
@@ -107,10 +92,8 @@ public final class LinkCodec {
                 h = Frames.header("client_close");
                 h.put("client", c.client());
             }
-            case HostFactsUpdate f -> {
-                h = Frames.header("node_facts");
-                h.setAll(f.facts());
-            }
+            case HttpPorts p -> (h = Frames.header("node_facts")).set("http_ports", FactsCodec.httpPorts(p.ports()));
+            case Telemetry t -> (h = Frames.header("node_facts")).set("telemetry", FactsCodec.telemetry(t.sample()));
             case ActorStarted a -> {
                 h = actorOp("actor_started", a.actorId());
                 h.put("pid", a.pid());
@@ -128,7 +111,7 @@ public final class LinkCodec {
             }
             case NodeVersions v -> {
                 h = Frames.header("node_versions");
-                h.set("versions", v.versions());
+                h.set("versions", FactsCodec.versions(v.versions()));
             }
             case AskAnswer a -> {
                 h = Frames.header("node_answer");
@@ -188,17 +171,13 @@ public final class LinkCodec {
             case "pong" -> new Pong(f.longInteger("t"));
             case "client_open" -> new ClientOpen(f.longInteger("client"));
             case "client_close" -> new ClientClose(f.longInteger("client"));
-            case "node_facts" -> {
-                ObjectNode facts = h.deepCopy();
-                facts.remove("op");
-                yield new HostFactsUpdate(facts);
-            }
+            case "node_facts" -> nodeFacts(f, h);
             case "actor_started" -> new ActorStarted(f.hex("actor_id", 32), f.longInteger("pid"));
             case "actor_start_failed" -> new ActorStartFailed(f.hex("actor_id", 32), f.text("detail"));
             case "actor_exited" -> new ActorExited(f.hex("actor_id", 32), f.integer("code"), f.textList("tail"),
                     f.optLong("oom_kills", 0));
             case "log" -> new ActorLog(f.hex("actor_id", 32), frame);
-            case "node_versions" -> new NodeVersions(f.object("versions"));
+            case "node_versions" -> new NodeVersions(FactsCodec.versions(f.object("versions")));
             case "node_answer" -> nodeAnswer(f, h);
             case "node_leave" -> new NodeLeave();
             default -> throw unknown(frame);
@@ -256,6 +235,22 @@ public final class LinkCodec {
         }
     }
 
+    /**
+     * A fact the node learnt after its join: its HTTP ports, or its accelerator sample (one
+     * the head cannot read is kept as the node's problem rather than dropping the link).
+     */
+    private static ToHead nodeFacts(Fields f, ObjectNode h) throws BadRequest {
+        if (h.has("telemetry")) {
+            try {
+                return new Telemetry(FactsCodec.telemetry(h.get("telemetry")));
+            } catch (IllegalArgumentException e) {
+                return new Telemetry(DeviceTelemetry.NONE.failed("the node sent a sample the head cannot read: "
+                        + e.getMessage(), false));
+            }
+        }
+        return new HttpPorts(FactsCodec.httpPorts(f.object("http_ports")));
+    }
+
     private static Ping ping(Fields f, ObjectNode h) throws BadRequest {
         return new Ping(h.hasNonNull("t") ? f.longInteger("t") : null);
     }
@@ -284,22 +279,7 @@ public final class LinkCodec {
 
     /** A node's first frame if it is a join, else null; its fields are checked by the head (see {@link Join}). */
     public static Join join(Frame frame) {
-        if (!frame.op().equals("join")) return null;
-        ObjectNode h = frame.header();
-        return new Join(h.path("rid").asLong(-1), h.path("proto").asInt(-1),
-                h.hasNonNull("auth") ? h.get("auth").asText() : null, h.path("node_id").asText(""),
-                h.path("node_ip").asText(""), h.path("hostname").asText(null), h.path("session_dir").asText(""),
-                h.get("resources"), h.get("accelerators"), textFields(h.get("labels")),
-                h.get("facts") instanceof ObjectNode o ? o : null);
-    }
-
-    /** The text fields of a JSON object (others left out), or an empty map when it is no object. */
-    private static Map<String, String> textFields(JsonNode o) {
-        Map<String, String> out = new LinkedHashMap<>();
-        if (o instanceof ObjectNode obj) obj.fields().forEachRemaining(e -> {
-            if (e.getValue().isTextual()) out.put(e.getKey(), e.getValue().asText());
-        });
-        return out;
+        return frame.op().equals("join") ? JoinCodec.read(frame.header()) : null;
     }
 
     /** The head's answer to a join. */

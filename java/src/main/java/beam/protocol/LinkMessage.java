@@ -1,10 +1,13 @@
 package beam.protocol;
 
 import beam.codec.Frame;
+import beam.util.DeviceTelemetry;
+import beam.util.HostFacts;
 import beam.util.NodeQuestion;
 import beam.util.ProcessContext;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,15 +36,19 @@ public sealed interface LinkMessage {
     /**
      * A node's first frame. Read leniently (absent fields are null, -1 or empty), because the
      * head checks them itself in the order that refuses a stranger before it reads any more
-     * (link/HeadGate); {@code resources} and {@code accelerators} stay JSON for the same reason.
+     * (link/HeadGate); {@code resources} stays JSON for the same reason, and the kinds of
+     * {@code accelerators} are checked by the head ({@code cluster/NodeAccelerator.of}; null
+     * when the node sent something other than an object).
      * {@code labels}: the node's labels but its id (a label that is not text is left out here
-     * and its syntax is checked by the head).
+     * and its syntax is checked by the head). {@code facts}: its host as it found it at start.
      */
     record Join(long rid, int proto, String auth, String nodeId, String nodeIp, String hostname, String sessionDir,
-                JsonNode resources, JsonNode accelerators, Map<String, String> labels, ObjectNode facts)
-            implements LinkMessage {
+                JsonNode resources, Map<String, HostFacts.Accelerator> accelerators, Map<String, String> labels,
+                HostFacts facts) implements LinkMessage {
         public Join {
+            if (accelerators != null) accelerators = Collections.unmodifiableMap(new LinkedHashMap<>(accelerators));
             labels = labels == null ? Map.of() : Map.copyOf(labels);
+            if (facts == null) facts = HostFacts.NONE;
         }
     }
 
@@ -77,11 +84,18 @@ public sealed interface LinkMessage {
     record Pong(long t) implements ToHead {
     }
 
+    /** The node's HTTP face is bound: its ports by role ({@code metrics}, {@code agent}); op {@code node_facts}. */
+    record HttpPorts(Map<String, Integer> ports) implements ToHead {
+        public HttpPorts {
+            ports = Collections.unmodifiableMap(new LinkedHashMap<>(ports));
+        }
+    }
+
     /**
-     * Host facts learnt after the join (the HTTP face's ports, accelerator telemetry), merged into the
-     * node's {@code cluster/HostFacts}; on the wire the op {@code node_facts}.
+     * The node's latest accelerator sample, every few seconds while its vendor tool runs; op
+     * {@code node_facts}. One the head cannot read arrives as a sample whose problem says so.
      */
-    record HostFactsUpdate(ObjectNode facts) implements ToHead {
+    record Telemetry(DeviceTelemetry sample) implements ToHead {
     }
 
     record ClientOpen(long client) implements ToHead {
@@ -102,7 +116,10 @@ public sealed interface LinkMessage {
     }
 
     /** The node's Python-side versions, asked after the join so that start-up does not wait. */
-    record NodeVersions(JsonNode versions) implements ToHead {
+    record NodeVersions(Map<String, String> versions) implements ToHead {
+        public NodeVersions {
+            versions = Collections.unmodifiableMap(new LinkedHashMap<>(versions)); // a version may be null
+        }
     }
 
     /**

@@ -9,6 +9,7 @@ import beam.cluster.NodeSnapshot;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.Resources;
 import beam.codec.FrameCodec;
+import beam.protocol.FactsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -149,11 +150,11 @@ public final class ClusterViews {
         o.put("IsHead", n.head());
         ArrayNode gpus = o.putArray("GpuIds");
         n.gpuIds().forEach(gpus::add);
-        o.set("Accelerators", NodeAccelerator.toJson(n.accelerators()));
+        o.set("Accelerators", FactsCodec.accelerators(NodeAccelerator.describeAll(n.accelerators())));
         o.put("StartTimeMs", n.startedMillis());
         if (n.rttMicros() >= 0) o.put("BeamHeartbeatRttMicros", n.rttMicros());
-        o.set("BeamFacts", n.facts().toJson());
-        if (n.telemetry().tool() != null || n.telemetry().problem() != null) o.set("BeamTelemetry", n.telemetry().toJson());
+        o.set("BeamFacts", FactsCodec.hostFacts(n.facts()));
+        if (n.telemetry().tool() != null || n.telemetry().problem() != null) o.set("BeamTelemetry", FactsCodec.telemetry(n.telemetry()));
         return o;
     }
 

@@ -3,15 +3,15 @@ package beam.views;
 import beam.cluster.CallSnapshot;
 import beam.cluster.Cluster;
 import beam.cluster.ClusterSnapshot;
-import beam.cluster.DeviceTelemetry;
-import beam.cluster.HostFacts;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.NodeSnapshot;
+import beam.protocol.FactsCodec;
+import beam.util.DeviceTelemetry;
+import beam.util.HostFacts;
 import beam.util.NodeQuestion.Probe;
 import beam.util.NodeQuestion.ProbeResult;
 import beam.util.NodeQuestion.ProbeResults;
 import beam.util.NodeQuestion.ProbeTarget;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -52,9 +52,9 @@ public final class Doctor {
             r.put("node_ip", n.ip());
             r.put("is_head", n.head());
             HostFacts facts = n.facts();
-            r.set("versions", facts.versions());
-            r.set("accelerators", facts.accelerators());
-            r.set("host_limits", facts.hostLimits());
+            r.set("versions", FactsCodec.versions(facts.versions()));
+            r.set("accelerators", FactsCodec.reportedAccelerators(facts.accelerators()));
+            r.set("host_limits", FactsCodec.limits(facts.hostLimits()));
             hosts.add(new HostChecks.Reported(n.ip(), facts.hostLimits()));
             String nic = facts.nodeIpInterface();
             r.put("interface", nic);
@@ -69,16 +69,15 @@ public final class Doctor {
                 for (String w : facts.versionWarnings()) problems.add("version mismatch: " + w);
             }
             DeviceTelemetry telemetry = n.telemetry();
-            if (telemetry.tool() != null) r.set("telemetry", telemetry.toJson());
+            if (telemetry.tool() != null) r.set("telemetry", FactsCodec.telemetry(telemetry));
             if (telemetry.problem() != null) problems.add("node " + n.ip() + ": " + telemetry.problem());
-            for (var it = facts.accelerators().fields(); it.hasNext(); ) {
-                var e = it.next();
-                JsonNode a = e.getValue();
-                if (!a.path("source").asText().equals(NodeAccelerator.DECLARED) || a.path("ids").isEmpty()) continue;
-                r.put("accelerator_note", a.path("ids").size() + " " + a.path("vendor").asText() + " " + e.getKey()
-                        + " declared on `ray start` and not detected: beam assumed ids " + a.path("ids")
+            facts.accelerators().forEach((resource, a) -> {
+                if (!NodeAccelerator.DECLARED.equals(a.source()) || a.ids().isEmpty()) return;
+                r.put("accelerator_note", a.ids().size() + " " + a.vendor() + " " + resource
+                        + " declared on `ray start` and not detected: beam assumed ids "
+                        + F.arrayNode().addAll(a.ids().stream().map(F::textNode).toList())
                         + " and did not check the devices exist");
-            }
+            });
         }
         HostChecks.Findings host = HostChecks.check(hosts);
         host.problems().forEach(problems::add);

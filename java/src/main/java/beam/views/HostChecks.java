@@ -1,6 +1,6 @@
 package beam.views;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.util.HostFacts.Limits;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,13 +16,12 @@ import java.util.TreeSet;
 public final class HostChecks {
     static final long MIN_SHM_BYTES = 1L << 30;
     static final long MIN_OPEN_FILES = 65_536;
-    private static final long UNLIMITED = -1;
 
     private HostChecks() {
     }
 
-    /** One node's IP and the {@code host_limits} it reported (empty if none). */
-    record Reported(String ip, JsonNode limits) {
+    /** One node's IP and the limits it reported ({@link Limits#NONE} if none). */
+    record Reported(String ip, Limits limits) {
     }
 
     /** What `ray doctor` fails for ({@code problems}: exit 1) and what it only mentions ({@code warnings}). */
@@ -31,7 +30,7 @@ public final class HostChecks {
 
     static Findings check(List<Reported> nodes) {
         Findings found = new Findings(new ArrayList<>(), new ArrayList<>());
-        List<Reported> reporting = nodes.stream().filter(n -> !n.limits().isEmpty()).toList();
+        List<Reported> reporting = nodes.stream().filter(n -> n.limits().reported()).toList();
         for (Reported n : reporting) perNode(n, found);
         differing(reporting, found.problems());
         return found;
@@ -39,33 +38,33 @@ public final class HostChecks {
 
     private static void perNode(Reported n, Findings found) {
         List<String> problems = found.problems();
-        JsonNode l = n.limits();
+        Limits l = n.limits();
         String node = "node " + n.ip() + ": ";
-        if (l.has("shm_error")) problems.add(node + l.path("shm_error").asText());
-        if (l.has("shm_bytes") && l.path("shm_bytes").asLong() < MIN_SHM_BYTES) {
-            problems.add(node + l.path("shm_path").asText() + " is " + bytes(l.path("shm_bytes").asLong())
+        if (l.shmError() != null) problems.add(node + l.shmError());
+        if (l.shmBytes() != null && l.shmBytes() < MIN_SHM_BYTES) {
+            problems.add(node + l.shmPath() + " is " + bytes(l.shmBytes())
                     + " (under 1 GiB): vLLM and NCCL use /dev/shm; in Docker pass --shm-size=16g (or --ipc=host), "
                     + "or mount a larger tmpfs on /dev/shm");
         }
-        if (l.has("limits_error")) problems.add(node + l.path("limits_error").asText());
-        long files = l.path("open_files").asLong(UNLIMITED);
-        if (files != UNLIMITED && files < MIN_OPEN_FILES) {
+        if (l.limitsError() != null) problems.add(node + l.limitsError());
+        long files = l.openFiles() != null ? l.openFiles() : Limits.UNLIMITED;
+        if (files != Limits.UNLIMITED && files < MIN_OPEN_FILES) {
             problems.add(node + "the open-files limit (ulimit -n) is " + files + ", under " + MIN_OPEN_FILES
                     + ": vLLM, NCCL and the workers' sockets run out of descriptors; run `ulimit -n " + MIN_OPEN_FILES
                     + "` (or more) in the shell that runs `ray start`, or pass Docker --ulimit nofile=" + MIN_OPEN_FILES
                     + ":" + MIN_OPEN_FILES);
         }
-        long locked = l.path("locked_memory").asLong(UNLIMITED);
-        if (locked != UNLIMITED) {
+        long locked = l.lockedMemory() != null ? l.lockedMemory() : Limits.UNLIMITED;
+        if (locked != Limits.UNLIMITED) {
             // the owner's decision: it fails the check only where NCCL can use RDMA
-            int rdma = l.path("rdma_devices").asInt(0);
+            int rdma = l.rdmaDevices() != null ? l.rdmaDevices() : 0;
             String finding = node + "the locked-memory limit (ulimit -l) is " + bytes(locked) + ", not unlimited: NCCL over "
                     + "RDMA (InfiniBand, RoCE) pins its buffers and fails or falls back to TCP; run `ulimit -l unlimited` "
                     + "in the shell that runs `ray start`, or pass Docker --ulimit memlock=-1";
             if (rdma > 0) problems.add(finding + " (this host has " + rdma + " RDMA device(s) in /sys/class/infiniband)");
             else found.warnings().add(finding + " (only a warning: this host has no RDMA device in /sys/class/infiniband)");
         }
-        String vllmIp = l.path("env").path("VLLM_HOST_IP").asText("");
+        String vllmIp = l.env().getOrDefault("VLLM_HOST_IP", "");
         if (!vllmIp.isBlank() && !vllmIp.equals(n.ip())) {
             problems.add(node + "VLLM_HOST_IP=" + vllmIp + " is not this node's IP: vLLM's placement group will ask for "
                     + "node:" + vllmIp + " and wait forever; set VLLM_HOST_IP=" + n.ip() + " in the shell that runs "
@@ -78,15 +77,15 @@ public final class HostChecks {
         if (nodes.size() < 2) return;
         TreeSet<String> names = new TreeSet<>();
         for (Reported n : nodes) {
-            n.limits().path("env").fieldNames().forEachRemaining(k -> {
+            n.limits().env().keySet().forEach(k -> {
                 if (!k.equals("VLLM_HOST_IP")) names.add(k);
             });
         }
         for (String name : names) {
             Map<String, List<String>> byValue = new LinkedHashMap<>();
             for (Reported n : nodes) {
-                JsonNode v = n.limits().path("env").get(name);
-                byValue.computeIfAbsent(v == null ? "(unset)" : v.asText(), k -> new ArrayList<>()).add(n.ip());
+                String v = n.limits().env().getOrDefault(name, "(unset)");
+                byValue.computeIfAbsent(v, k -> new ArrayList<>()).add(n.ip());
             }
             if (byValue.size() < 2) continue;
             List<String> where = new ArrayList<>();

@@ -11,6 +11,7 @@ import beam.cluster.ClusterSnapshot;
 import beam.cluster.GroupSnapshot;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.NodeSnapshot;
+import beam.protocol.FactsCodec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -97,7 +98,7 @@ public final class StateTables {
             .integer("start_time_ms", DETAIL, NodeSnapshot::startedMillis)
             .integer("end_time_ms", DETAIL, n -> 0L)
             .json("gpus", BEAM, n -> StateRows.texts(n.gpuIds()))
-            .json("accelerator_details", BEAM, n -> NodeAccelerator.toJson(n.accelerators()))
+            .json("accelerator_details", BEAM, n -> FactsCodec.accelerators(NodeAccelerator.describeAll(n.accelerators())))
             .build();
 
     static final StateTable<GroupSnapshot> PLACEMENT_GROUPS = new StateTable.Builder<>("placement_groups",

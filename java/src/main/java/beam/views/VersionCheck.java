@@ -1,11 +1,11 @@
 package beam.views;
 
 import beam.cluster.Cluster;
-import beam.cluster.HostFacts;
 import beam.cluster.NodeSnapshot;
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.util.HostFacts;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Logger;
 
 /**
@@ -30,7 +30,7 @@ public final class VersionCheck {
      * cluster's lock: each arrival reads after its own write, so whichever of the head and a
      * node comes second sees both, and a comparison made twice writes the same warnings.
      */
-    public static void record(Cluster cluster, String nodeId, JsonNode versions) {
+    public static void record(Cluster cluster, String nodeId, Map<String, String> versions) {
         NodeSnapshot arrived = cluster.onNodeVersions(nodeId, versions);
         if (arrived == null) return;
         List<NodeSnapshot> nodes = arrived.head() ? cluster.nodeSnapshots() : List.of(arrived);
@@ -51,21 +51,21 @@ public final class VersionCheck {
      * versions); a Python that could not be run answers {@code "python": null}.
      */
     private static boolean reported(HostFacts facts) {
-        return facts != null && facts.versions().has("python");
+        return facts != null && facts.versions().containsKey("python");
     }
 
     /** The warnings for {@code node}'s versions against {@code head}'s. */
     static List<String> compare(HostFacts head, HostFacts node, String ip) {
         List<String> warnings = new ArrayList<>();
-        JsonNode hv = head.versions();
-        JsonNode nv = node.versions();
+        Map<String, String> hv = head.versions();
+        Map<String, String> nv = node.versions();
         for (String key : KEYS) {
-            String a = comparable(key, hv.path(key).asText(null));
-            String b = comparable(key, nv.path(key).asText(null));
+            String a = comparable(key, hv.get(key));
+            String b = comparable(key, nv.get(key));
             if (a == null && b == null) continue;
             if (a == null || !a.equals(b)) {
-                String w = key + " " + orNone(nv.path(key).asText(null)) + " on " + ip + " differs from "
-                        + orNone(hv.path(key).asText(null)) + " on the head";
+                String w = key + " " + orNone(nv.get(key)) + " on " + ip + " differs from " + orNone(hv.get(key))
+                        + " on the head";
                 warnings.add(w);
                 LOG.warning("version mismatch: " + w + "; install the same versions on every node");
             }

@@ -3,6 +3,7 @@ package beam.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import beam.util.HostFacts;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -42,13 +43,16 @@ class NodeDevicesTest {
     }
 
     @Test
-    void theJoinFormRoundTripsAndRefusesKindsBeamDoesNotKnow() throws Exception {
-        assertThat(NodeAccelerator.fromJson(NodeAccelerator.toJson(NODE))).isEqualTo(NODE);
-        var json = beam.codec.FrameCodec.json();
-        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("{\"GPU\": {\"kind\": \"QUANTUM\", \"ids\": [\"0\"]}}")))
+    void theJoinFormRoundTripsAndRefusesKindsBeamDoesNotKnow() {
+        assertThat(NodeAccelerator.of(NodeAccelerator.describeAll(NODE))).isEqualTo(NODE);
+        assertThatThrownBy(() -> NodeAccelerator.of(Map.of("GPU", described("QUANTUM"))))
                 .hasMessageContaining("unknown kind 'QUANTUM'");
-        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("{\"GPU\": {\"kind\": \"NPU\", \"ids\": [\"0\"]}}")))
+        assertThatThrownBy(() -> NodeAccelerator.of(Map.of("GPU", described("NPU"))))
                 .hasMessageContaining("kind NPU counts in NPU");
-        assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("[1]"))).hasMessageContaining("must be an object");
+        assertThatThrownBy(() -> NodeAccelerator.of(null)).hasMessageContaining("must be an object");
+    }
+
+    private static HostFacts.Accelerator described(String kind) {
+        return new HostFacts.Accelerator(kind, null, null, null, null, List.of("0"), null);
     }
 }

@@ -2,7 +2,7 @@ package beam.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.cluster.DeviceTelemetry;
+import beam.util.DeviceTelemetry;
 import beam.util.Await;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import beam.config.Environment;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import beam.protocol.FactsCodec;
+import beam.util.HostFacts.Limits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,34 +30,35 @@ class HostLimitsTest {
     void readsTheInjectedPathsAndOnlyTheNcclGlooAndVllmVariables(@TempDir Path dir) throws Exception {
         Path limits = dir.resolve("limits");
         Files.write(limits, LIMITS);
-        ObjectNode o = HostLimits.read(Environment.of(Map.of(Environment.SHM_PATH, dir.toString(),
+        Limits o = HostLimits.read(Environment.of(Map.of(Environment.SHM_PATH, dir.toString(),
                 Environment.LIMITS_PATH, limits.toString(), "NCCL_SOCKET_IFNAME", "eth0", "VLLM_HOST_IP", "10.0.0.1",
                 "HOME", "/root", "RAY_AUTH_TOKEN", "secret")));
-        assertThat(o.path("shm_path").asText()).isEqualTo(dir.toString());
-        assertThat(o.path("shm_bytes").asLong()).isEqualTo(Files.getFileStore(dir).getTotalSpace());
-        assertThat(o.path("open_files").asLong()).isEqualTo(20000);
-        assertThat(o.path("locked_memory").asLong()).isEqualTo(-1);
-        assertThat(o.path("env").toString()).isEqualTo("{\"NCCL_SOCKET_IFNAME\":\"eth0\",\"VLLM_HOST_IP\":\"10.0.0.1\"}");
+        assertThat(o.shmPath()).isEqualTo(dir.toString());
+        assertThat(o.shmBytes()).isEqualTo(Files.getFileStore(dir).getTotalSpace());
+        assertThat(o.openFiles()).isEqualTo(20000);
+        assertThat(o.lockedMemory()).isEqualTo(-1);
+        assertThat(o.env()).containsExactly(Map.entry("NCCL_SOCKET_IFNAME", "eth0"), Map.entry("VLLM_HOST_IP", "10.0.0.1"));
     }
 
     @Test
     void manyOrLongVariablesAreBoundedSoTheJoinStaysSmall(@TempDir Path dir) {
         Map<String, String> vars = new java.util.HashMap<>();
         for (int i = 0; i < 100; i++) vars.put("NCCL_X%03d".formatted(i), "v".repeat(1000));
-        ObjectNode o = HostLimits.read(Environment.of(vars));
-        assertThat(o.path("env").size()).isEqualTo(HostLimits.MAX_VARIABLES);
-        assertThat(o.path("env").path("NCCL_X000").asText()).hasSize(HostLimits.MAX_VALUE + 3);
-        assertThat(o.path("env_left_out").asInt()).isEqualTo(100 - HostLimits.MAX_VARIABLES);
-        assertThat(o.toString().length()).isLessThan(8 * 1024);
+        Limits o = HostLimits.read(Environment.of(vars));
+        assertThat(o.env()).hasSize(HostLimits.MAX_VARIABLES);
+        assertThat(o.env().get("NCCL_X000")).hasSize(HostLimits.MAX_VALUE + 3);
+        assertThat(o.envLeftOut()).isEqualTo(100 - HostLimits.MAX_VARIABLES);
+        assertThat(FactsCodec.limits(o).toString().length()).isLessThan(8 * 1024);
     }
 
     @Test
     void aMissingFileIsReportedNotThrown(@TempDir Path dir) {
-        ObjectNode o = HostLimits.read(Environment.of(Map.of(Environment.SHM_PATH, dir.resolve("none").toString(),
+        Limits o = HostLimits.read(Environment.of(Map.of(Environment.SHM_PATH, dir.resolve("none").toString(),
                 Environment.LIMITS_PATH, dir.resolve("none").toString())));
-        assertThat(o.path("shm_error").asText()).startsWith("cannot read the size of ");
-        assertThat(o.path("limits_error").asText()).startsWith("cannot read ");
-        assertThat(o.has("open_files")).isFalse();
+        assertThat(o.shmError()).startsWith("cannot read the size of ");
+        assertThat(o.limitsError()).startsWith("cannot read ");
+        assertThat(o.openFiles()).isNull();
+        assertThat(FactsCodec.limits(o).has("open_files")).isFalse();
     }
 
     @Test
@@ -67,6 +69,6 @@ class HostLimitsTest {
         Files.createDirectory(ib.resolve("mlx5_0"));
         Files.createDirectory(ib.resolve("mlx5_1"));
         assertThat(HostLimits.read(Environment.of(Map.of(Environment.DEVICE_ROOT, root.toString())))
-                .path("rdma_devices").asInt()).isEqualTo(2);
+                .rdmaDevices()).isEqualTo(2);
     }
 }

@@ -3,7 +3,7 @@ package beam.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import beam.cluster.DeviceTelemetry.Device;
+import beam.util.DeviceTelemetry.Device;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

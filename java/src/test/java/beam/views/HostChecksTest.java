@@ -3,13 +3,15 @@ package beam.views;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.FrameCodec;
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.protocol.FactsCodec;
+import beam.util.HostFacts.Limits;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class HostChecksTest {
-    private static JsonNode json(String text) throws Exception {
-        return FrameCodec.json().readTree(text);
+    /** The limits a node reports, written as they travel ({@code host_limits}). */
+    private static Limits json(String text) throws Exception {
+        return FactsCodec.limits(FrameCodec.json().readTree(text));
     }
 
     private static final String GOOD = """
@@ -25,7 +27,7 @@ class HostChecksTest {
 
     @Test
     void eachBadSettingNamesTheNodeTheValueAndTheFix() throws Exception {
-        JsonNode bad = json("""
+        Limits bad = json("""
                 {"shm_path": "/dev/shm", "shm_bytes": 67108864, "open_files": 1024, "locked_memory": 8388608,
                  "rdma_devices": 2,
                  "env": {"NCCL_SOCKET_IFNAME": "lo", "GLOO_SOCKET_IFNAME": "eth0", "VLLM_HOST_IP": "10.9.9.9"}}""");
@@ -46,7 +48,7 @@ class HostChecksTest {
 
     @Test
     void aLockedMemoryLimitIsOnlyAWarningOnAHostWithoutRdma() throws Exception {
-        JsonNode noRdma = json("{\"shm_bytes\": 17179869184, \"open_files\": -1, \"locked_memory\": 8388608,"
+        Limits noRdma = json("{\"shm_bytes\": 17179869184, \"open_files\": -1, \"locked_memory\": 8388608,"
                 + " \"rdma_devices\": 0, \"env\": {}}");
         HostChecks.Findings found = HostChecks.check(List.of(new HostChecks.Reported("10.0.0.3", noRdma)));
         assertThat(found.problems()).isEmpty();
@@ -57,9 +59,9 @@ class HostChecksTest {
 
     @Test
     void aVariableSetOnOneNodeOnlyDiffersAndANodeThatReportedNothingIsSkipped() throws Exception {
-        JsonNode withDebug = json("{\"shm_bytes\": 17179869184, \"open_files\": -1, \"locked_memory\": -1,"
+        Limits withDebug = json("{\"shm_bytes\": 17179869184, \"open_files\": -1, \"locked_memory\": -1,"
                 + " \"env\": {\"NCCL_DEBUG\": \"INFO\"}}");
-        JsonNode without = json("{\"shm_bytes\": 17179869184, \"open_files\": -1, \"locked_memory\": -1, \"env\": {}}");
+        Limits without = json("{\"shm_bytes\": 17179869184, \"open_files\": -1, \"locked_memory\": -1, \"env\": {}}");
         List<String> problems = HostChecks.check(List.of(new HostChecks.Reported("a", withDebug),
                 new HostChecks.Reported("b", without), new HostChecks.Reported("c", json("{}")))).problems();
         assertThat(problems).containsExactly(problems.get(0));

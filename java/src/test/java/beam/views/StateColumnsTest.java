@@ -8,7 +8,7 @@ import beam.cluster.ActorRecord;
 import beam.cluster.ActorSnapshot;
 import beam.cluster.CallSnapshot;
 import beam.cluster.ClusterSnapshot;
-import beam.cluster.DeviceTelemetry;
+import beam.util.DeviceTelemetry;
 import beam.cluster.GroupSnapshot;
 import beam.cluster.GroupState;
 import beam.cluster.NodeAccelerator;

@@ -7,15 +7,15 @@ import beam.cluster.Cluster;
 import beam.cluster.Node;
 import beam.cluster.Resources;
 import beam.codec.FrameCodec;
-import com.fasterxml.jackson.databind.JsonNode;
+import beam.protocol.FactsCodec;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Each node asks its Python for versions a moment after it starts: which answer reaches the head first is a race. */
 class VersionCheckTest {
-    private static JsonNode versions(String json) throws Exception {
-        return FrameCodec.json().readTree(json);
+    private static Map<String, String> versions(String json) throws Exception {
+        return FactsCodec.versions(FrameCodec.json().readTree(json));
     }
 
     private static Cluster twoNodes() {

@@ -15,8 +15,6 @@ import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.Protocol;
 import beam.util.Ids;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.Map;
 import java.util.logging.Logger;
@@ -130,7 +128,7 @@ public final class HeadGate {
         Map<String, NodeAccelerator> accelerators;
         try {
             resources = Resources.fromJson(join.resources(), "join resources");
-            accelerators = NodeAccelerator.fromJson(join.accelerators());
+            accelerators = NodeAccelerator.of(join.accelerators());
             Labels.checked(join.labels());
         } catch (IllegalArgumentException e) {
             refuse(connection, rid, e.getMessage());
@@ -141,9 +139,8 @@ public final class HeadGate {
         // reads the first frame after its join as the reply
         connection.send(LinkCodec.encode(new LinkMessage.Welcome(rid, head.headNodeId(), head.cluster().namespace(),
                 heartbeat.periodMillis(), heartbeat.timeoutMillis())));
-        ObjectNode facts = join.facts() != null ? join.facts() : JsonNodeFactory.instance.objectNode();
         Node node = new Node(nodeId, ip, join.hostname() != null ? join.hostname() : ip, false, resources,
-                accelerators, join.labels(), link).withFacts(facts);
+                accelerators, join.labels(), link).withFacts(join.facts());
         head.cluster().addNode(node);
         LOG.info("node " + ip + " (" + nodeId + ") joined with " + resources);
         link.run(node);

@@ -107,7 +107,8 @@ public final class HeadLinkToMember implements NodeControl, ReaderLoop.Handler {
             case LinkMessage.Pong p -> { // the answer to our ping, carrying the time we sent it
                 if (p.t() != 0) node.heardRtt(Math.max(0, (System.nanoTime() - p.t()) / 1_000)); // no lock: Node
             }
-            case LinkMessage.HostFactsUpdate f -> cluster.onNodeFacts(nodeId, f.facts());
+            case LinkMessage.HttpPorts p -> cluster.onHttpPorts(nodeId, p.ports());
+            case LinkMessage.Telemetry t -> cluster.onTelemetry(nodeId, t.sample());
             case LinkMessage.ClientOpen c -> clients.put(c.client(),
                     head.openClient(nodeId, nodeIp, sessionDir, lineTo(c.client())));
             case LinkMessage.ClientClose c -> {

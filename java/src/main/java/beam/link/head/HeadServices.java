@@ -3,8 +3,8 @@ package beam.link.head;
 import beam.cluster.Forwarded;
 import beam.cluster.Cluster;
 import beam.codec.Frame;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collection;
+import java.util.Map;
 
 /**
  * What the head's daemon provides to the head's end of the node links ({@link HeadGate},
@@ -26,7 +26,7 @@ public interface HeadServices {
     void clientsGone(Collection<RelayedClient> clients);
 
     /** The node's Python-side versions arrived. */
-    void nodeVersions(String nodeId, JsonNode versions);
+    void nodeVersions(String nodeId, Map<String, String> versions);
 
     /** An actor's {@code log} frame from the node, as the domain forwards it to the actor's owner. */
     Forwarded actorOutput(Frame log);

@@ -1,8 +1,10 @@
-package beam.cluster;
+package beam.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import beam.codec.Frame;
+import beam.util.DeviceTelemetry;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -10,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The telemetry record as a node sends it and the head reads it: its JSON, its bounds, its refusals. */
-class DeviceTelemetryTest {
+class TelemetryCodecTest {
     private static final DeviceTelemetry.Device H200 =
             new DeviceTelemetry.Device("0", "GPU-aa", "NVIDIA H200", 35.0, 1024, 143771);
 
@@ -19,20 +21,30 @@ class DeviceTelemetryTest {
         DeviceTelemetry t = DeviceTelemetry.sampled("nvidia-smi", "GPU", 1234,
                 List.of(H200, new DeviceTelemetry.Device("1", null, null, null, 0, 80)))
                 .failed("nvidia-smi did not answer in 5 s", true);
-        assertThat(DeviceTelemetry.fromJson(t.toJson())).isEqualTo(t);
-        assertThat(t.toJson().path("devices").get(1).path("utilization_gpu").isNull()).isTrue();
+        assertThat(FactsCodec.telemetry(FactsCodec.telemetry(t))).isEqualTo(t);
+        assertThat(FactsCodec.telemetry(t).path("devices").get(1).path("utilization_gpu").isNull()).isTrue();
     }
 
     @Test
     void tooManyDevicesOrAShapeThatIsNotOneIsRefusedBeforeAnyIsKept() {
-        ObjectNode json = DeviceTelemetry.sampled("nvidia-smi", "GPU", 1, List.of(H200)).toJson();
+        ObjectNode json = FactsCodec.telemetry(DeviceTelemetry.sampled("nvidia-smi", "GPU", 1, List.of(H200)));
         ArrayNode devices = json.putArray("devices");
         for (int i = 0; i <= DeviceTelemetry.MAX_DEVICES; i++) devices.add(h200Json());
-        assertThatThrownBy(() -> DeviceTelemetry.fromJson(json)).hasMessageContaining("lists 65 devices; at most 64");
+        assertThatThrownBy(() -> FactsCodec.telemetry(json)).hasMessageContaining("lists 65 devices; at most 64");
         json.put("devices", "none");
-        assertThatThrownBy(() -> DeviceTelemetry.fromJson(json)).hasMessage("telemetry.devices must be a list");
-        assertThatThrownBy(() -> DeviceTelemetry.fromJson(JsonNodeFactory.instance.arrayNode()))
+        assertThatThrownBy(() -> FactsCodec.telemetry(json)).hasMessage("telemetry.devices must be a list");
+        assertThatThrownBy(() -> FactsCodec.telemetry(JsonNodeFactory.instance.arrayNode()))
                 .hasMessage("telemetry must be an object");
+    }
+
+    @Test
+    void aSampleTheHeadCannotReadArrivesAsTheNodesProblemNotALostLink() throws Exception {
+        ObjectNode frame = JsonNodeFactory.instance.objectNode().put("op", "node_facts");
+        frame.putObject("telemetry").put("devices", "none");
+        LinkMessage read = LinkCodec.toHead(new Frame(frame));
+        assertThat(read).isInstanceOf(LinkMessage.Telemetry.class);
+        assertThat(((LinkMessage.Telemetry) read).sample().problem())
+                .isEqualTo("the node sent a sample the head cannot read: telemetry.devices must be a list");
     }
 
     @Test
@@ -42,6 +54,6 @@ class DeviceTelemetryTest {
     }
 
     private static ObjectNode h200Json() {
-        return (ObjectNode) DeviceTelemetry.sampled("t", "GPU", 1, List.of(H200)).toJson().path("devices").get(0);
+        return (ObjectNode) FactsCodec.telemetry(DeviceTelemetry.sampled("t", "GPU", 1, List.of(H200))).path("devices").get(0);
     }
 }

@@ -1,10 +1,5 @@
-package beam.cluster;
+package beam.util;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -12,8 +7,9 @@ import java.util.List;
  * utilization and memory, as the node sampled them ({@code node/AcceleratorTelemetry}), and
  * what went wrong with the latest try, if anything. A node whose tool hangs or fails keeps
  * the devices of its last good sample (with that sample's time) so views can say how old
- * they are. Immutable; on the wire and in a node row ({@code BeamTelemetry}) it is the JSON
- * object of {@link #toJson}.
+ * they are. Immutable; a record of util/ because both the link message that carries it
+ * (protocol/) and the domain (cluster/) hold it; its JSON (on the wire, and a node row's
+ * {@code BeamTelemetry}) is written and read only by {@code protocol/FactsCodec}.
  *
  * @param tool          the vendor tool sampled ({@code nvidia-smi}, {@code rocm-smi}, ...), or null: none runs on this node
  * @param resource      the accelerator resource the devices count in (GPU, NPU, HPU)
@@ -29,7 +25,6 @@ public record DeviceTelemetry(String tool, String resource, long sampledMillis, 
     /** Names, ids and problems are cut to this many characters: they ride in a link header. */
     public static final int MAX_TEXT = 200;
     public static final DeviceTelemetry NONE = new DeviceTelemetry(null, null, 0, List.of(), null, false);
-    private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     /**
      * One device as its tool reports it.
@@ -62,50 +57,6 @@ public record DeviceTelemetry(String tool, String resource, long sampledMillis, 
     /** This sample's devices with a problem of the latest try. */
     public DeviceTelemetry failed(String why, boolean hungNow) {
         return new DeviceTelemetry(tool, resource, sampledMillis, devices, why, hungNow);
-    }
-
-    public ObjectNode toJson() {
-        ObjectNode o = F.objectNode();
-        o.put("tool", tool);
-        o.put("resource", resource);
-        o.put("sampled_ms", sampledMillis);
-        ArrayNode list = o.putArray("devices");
-        for (Device d : devices) {
-            ObjectNode j = list.addObject();
-            j.put("index", d.index());
-            j.put("uuid", d.uuid());
-            j.put("name", d.name());
-            j.put("utilization_gpu", d.utilizationPercent());
-            j.put("memory_used_mib", d.memoryUsedMiB());
-            j.put("memory_total_mib", d.memoryTotalMiB());
-        }
-        o.put("problem", problem);
-        o.put("hung", hung);
-        return o;
-    }
-
-    /** What a node sent; refuses anything but an object with a list of device objects. */
-    public static DeviceTelemetry fromJson(JsonNode json) {
-        if (json == null || !json.isObject()) throw new IllegalArgumentException("telemetry must be an object");
-        JsonNode list = json.path("devices");
-        if (!list.isArray()) throw new IllegalArgumentException("telemetry.devices must be a list");
-        if (list.size() > MAX_DEVICES) {
-            throw new IllegalArgumentException("telemetry.devices lists " + list.size() + " devices; at most " + MAX_DEVICES);
-        }
-        List<Device> devices = new ArrayList<>();
-        for (JsonNode d : list) {
-            if (!d.isObject()) throw new IllegalArgumentException("telemetry.devices must hold objects");
-            JsonNode util = d.path("utilization_gpu");
-            devices.add(new Device(d.path("index").asText(), text(d.get("uuid")), text(d.get("name")),
-                    util.isNumber() ? util.asDouble() : null, d.path("memory_used_mib").asLong(0),
-                    d.path("memory_total_mib").asLong(0)));
-        }
-        return new DeviceTelemetry(text(json.get("tool")), text(json.get("resource")), json.path("sampled_ms").asLong(0),
-                devices, text(json.get("problem")), json.path("hung").asBoolean(false));
-    }
-
-    private static String text(JsonNode v) {
-        return v == null || v.isNull() ? null : v.asText();
     }
 
     private static String cut(String s) {
