@@ -22,8 +22,8 @@ class DomainImportsTest {
     private static final Pattern BEAM_IMPORT = Pattern.compile("(?m)^import (?:static )?beam\\.([a-z]+)\\.");
     private static final Pattern JSON_IMPORT = Pattern.compile("(?m)^import (?:static )?com\\.fasterxml\\.jackson\\.");
     /**
-     * The files of cluster/ that still hold JSON (issue 39: node facts, telemetry, resources and
-     * runtime_env become records). This list only shrinks: a file that stops importing Jackson
+     * The files of cluster/ that still hold JSON (issue 39: resources and runtime_env become
+     * records, as node facts and telemetry did). This list only shrinks: a file that stops importing Jackson
      * must leave it, and no file may join it.
      */
     static final Set<String> STILL_JSON = Set.of("ActorOptions.java", "Resources.java");
