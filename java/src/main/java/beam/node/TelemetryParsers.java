@@ -1,7 +1,7 @@
 package beam.node;
 
-import beam.util.DeviceTelemetry.Device;
 import beam.codec.FrameCodec;
+import beam.util.DeviceTelemetry.Device;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.util.ArrayList;

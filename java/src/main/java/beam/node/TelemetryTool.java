@@ -1,8 +1,8 @@
 package beam.node;
 
 import beam.cluster.AcceleratorKind;
-import beam.util.DeviceTelemetry.Device;
 import beam.cluster.NodeAccelerator;
+import beam.util.DeviceTelemetry.Device;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;

@@ -2,8 +2,8 @@ package beam.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.util.DeviceTelemetry;
 import beam.util.Await;
+import beam.util.DeviceTelemetry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
