@@ -113,12 +113,6 @@ public record HostFacts(Map<String, String> versions, List<Interface> interfaces
                 warnings, hostLimits);
     }
 
-    /** These facts with the probe port, or -1 and why there is none. */
-    public HostFacts withProbe(int port, String error) {
-        return new HostFacts(versions, interfaces, nodeIpInterface, accelerators, port, error, httpPorts,
-                versionWarnings, hostLimits);
-    }
-
     /** The HTTP face's port for {@code role}, or -1 while it is not known. */
     public int httpPort(String role) {
         return httpPorts == null ? -1 : httpPorts.getOrDefault(role, -1);
