@@ -1,17 +1,23 @@
-package beam.cluster;
+package beam.views;
 
-import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import beam.cluster.ActorOptions;
+import beam.cluster.Cluster;
+import beam.cluster.FakeNodes;
+import beam.cluster.Resources;
 import beam.codec.FrameCodec;
 import beam.util.Ids;
-import beam.views.ClusterViews;
+import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A placed group's resources in cluster_resources() / available_resources(), named and sized as Ray's. */
+/**
+ * A placed group's resources in cluster_resources() / available_resources(), named and sized as
+ * Ray's: the state view adds them beside the nodes' own (a view test, on the domain's test doubles).
+ */
 class BundleResourcesTest {
     @Test
     void aPlacedGroupAddsRaysBundleResourcesActorsTakeThemAndRemovalDropsThem() throws Exception {
