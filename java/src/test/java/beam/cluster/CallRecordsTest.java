@@ -36,12 +36,12 @@ class CallRecordsTest {
 
     private String call(String actorId, String method, String label) {
         String oid = Ids.randomHex(28);
-        cluster.call(owner, actorId, oid, method, label, new ClientEvent.Message(oid));
+        cluster.call(owner, actorId, oid, method, label, new FakeNodes.Message(oid));
         return oid;
     }
 
     private void result(String actorId, String oid, boolean ok) {
-        cluster.onResult(actorId, oid, ok, new ClientEvent.Message(oid));
+        cluster.onResult(actorId, oid, ok, new FakeNodes.Message(oid));
     }
 
     private static CallSnapshot byTask(ClusterSnapshot s, String oid) {

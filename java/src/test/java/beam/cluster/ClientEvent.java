@@ -44,11 +44,4 @@ sealed interface ClientEvent {
 
     record GroupWaiting(String groupId, String message) implements ClientEvent {
     }
-
-    /**
-     * A message a test hands the domain to forward (a call, a result); {@code oid} lets a test
-     * tell which one arrived, though the domain never reads it.
-     */
-    record Message(String oid) implements Forwarded {
-    }
 }

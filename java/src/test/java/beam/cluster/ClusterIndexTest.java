@@ -49,7 +49,7 @@ class ClusterIndexTest {
 
     private static String call(Cluster cluster, Client caller, String actorId) {
         String oid = Ids.randomHex(28);
-        cluster.call(caller, actorId, oid, "m", null, new ClientEvent.Message(oid));
+        cluster.call(caller, actorId, oid, "m", null, new FakeNodes.Message(oid));
         return oid;
     }
 
@@ -61,11 +61,11 @@ class ClusterIndexTest {
     /** The oids of every answer a caller got: forwarded results and failures alike. */
     private static List<String> answered(FakeNodes.RecordingClient caller) {
         return caller.answers().stream().map(e -> e instanceof ClientEvent.Failure f ? f.oid()
-                : ((ClientEvent.Message) ((ClientEvent.CallResult) e).result()).oid()).toList();
+                : ((FakeNodes.Message) ((ClientEvent.CallResult) e).result()).oid()).toList();
     }
 
     private void result(String actorId, String oid) {
-        cluster.onResult(actorId, oid, true, new ClientEvent.Message(oid));
+        cluster.onResult(actorId, oid, true, new FakeNodes.Message(oid));
     }
 
     @Test

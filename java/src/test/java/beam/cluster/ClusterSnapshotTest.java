@@ -43,7 +43,7 @@ class ClusterSnapshotTest {
     void nodesActorsAndCallsAreCopiedAsTheyWere() throws Exception {
         String actorId = aliveActor();
         String oid = Ids.randomHex(28);
-        cluster.call(owner, actorId, oid, "m", null, new ClientEvent.Message(oid));
+        cluster.call(owner, actorId, oid, "m", null, new FakeNodes.Message(oid));
         ClusterSnapshot before = cluster.snapshot();
 
         cluster.kill(actorId);

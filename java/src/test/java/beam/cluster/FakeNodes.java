@@ -36,6 +36,13 @@ public final class FakeNodes {
         }
     }
 
+    /**
+     * A message a test hands the domain to forward (a call, a result); {@code oid} lets a test
+     * tell which one arrived, though the domain never reads it.
+     */
+    public record Message(String oid) implements Forwarded {
+    }
+
     /** A client that records every event the domain tells it, in order. */
     public static final class RecordingClient implements Client {
         private final List<ClientEvent> events = new ArrayList<>();
@@ -60,7 +67,7 @@ public final class FakeNodes {
 
         /** The oids of the forwarded results this client got, in order. */
         List<String> resultOids() {
-            return events(ClientEvent.CallResult.class).stream().map(r -> ((ClientEvent.Message) r.result()).oid()).toList();
+            return events(ClientEvent.CallResult.class).stream().map(r -> ((FakeNodes.Message) r.result()).oid()).toList();
         }
 
         @Override

@@ -46,7 +46,7 @@ class NodeAffinityTest {
     /** What the driver was answered for a call to {@code actorId}. */
     private ClientEvent call(String actorId) {
         String oid = Ids.randomHex(28);
-        cluster.call(driver, actorId, oid, "m", null, new ClientEvent.Message(oid));
+        cluster.call(driver, actorId, oid, "m", null, new FakeNodes.Message(oid));
         return driver.answers().getLast();
     }
 

@@ -161,7 +161,7 @@ class PlacementTest {
         cluster.onActorExited(actorId, 137, List.of(), 0);
         assertThat(availableGpus()).isEqualTo(10 * Resources.UNIT);
         String oid = Ids.randomHex(28);
-        cluster.call(driver, actorId, oid, "m", null, new ClientEvent.Message(oid));
+        cluster.call(driver, actorId, oid, "m", null, new FakeNodes.Message(oid));
         assertThat(driver.answers().getLast()).isInstanceOfSatisfying(ClientEvent.ActorDied.class,
                 died -> assertThat(died.message()).contains("placement group was removed"));
     }
@@ -172,7 +172,7 @@ class PlacementTest {
         cluster.createActor(driver, actorId, "A", null, null, options(null, -1, 1), new byte[0], false);
         for (int i = 0; i < 3; i++) {
             String oid = Ids.randomHex(28);
-            cluster.call(driver, actorId, oid, "m", null, new ClientEvent.Message(oid));
+            cluster.call(driver, actorId, oid, "m", null, new FakeNodes.Message(oid));
         }
         cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"), 1);
         assertThat(driver.answers()).hasSize(3).allSatisfy(a -> assertThat(a).isInstanceOf(ClientEvent.ActorDied.class));

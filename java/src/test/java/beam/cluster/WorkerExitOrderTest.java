@@ -39,7 +39,7 @@ class WorkerExitOrderTest {
 
     private String call() {
         String oid = Ids.randomHex(28);
-        cluster.call(driver, actorId, oid, "f", null, new ClientEvent.Message(oid));
+        cluster.call(driver, actorId, oid, "f", null, new FakeNodes.Message(oid));
         return oid;
     }
 
@@ -58,7 +58,7 @@ class WorkerExitOrderTest {
         cluster.releaseHandle(driver, actorId); // queues __ray_terminate__ behind f
         cluster.onActorExited(actorId, 0, List.of(), 0); // the reaper was first
         assertThat(results(false)).as("no call fails while the worker's connection may still hold results").isEmpty();
-        cluster.onResult(actorId, oid, true, new ClientEvent.Message(oid));
+        cluster.onResult(actorId, oid, true, new FakeNodes.Message(oid));
         assertThat(results(true)).containsExactly(oid);
         cluster.onWorkerDisconnected(actorId);
         assertThat(dead()).as("the exit applies once the connection closed").isTrue();
