@@ -2,7 +2,7 @@ package beam.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.FrameCodec;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** A node's facts as a record: read from the JSON a node sends, merged as more arrives, written back the same. */
 class HostFactsTest {
     private static ObjectNode json(String text) throws Exception {
-        return (ObjectNode) FrameCodec.json().readTree(text);
+        return (ObjectNode) new ObjectMapper().readTree(text);
     }
 
     private static final String AT_JOIN = "{\"versions\":{\"beam\":\"9.8.7\",\"protocol\":1,\"java\":\"25\"},"

@@ -3,6 +3,7 @@ package beam.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ class NodeDevicesTest {
             "NPU", new NodeAccelerator(AcceleratorKind.NPU, List.of("4", "6"), null, NodeAccelerator.VISIBLE));
 
     private static Resources req(String json) throws Exception {
-        return Resources.fromJson(beam.codec.FrameCodec.json().readTree(json), "test");
+        return Resources.fromJson(new ObjectMapper().readTree(json), "test");
     }
 
     @Test
@@ -44,7 +45,7 @@ class NodeDevicesTest {
     @Test
     void theJoinFormRoundTripsAndRefusesKindsBeamDoesNotKnow() throws Exception {
         assertThat(NodeAccelerator.fromJson(NodeAccelerator.toJson(NODE))).isEqualTo(NODE);
-        var json = beam.codec.FrameCodec.json();
+        var json = new ObjectMapper();
         assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("{\"GPU\": {\"kind\": \"QUANTUM\", \"ids\": [\"0\"]}}")))
                 .hasMessageContaining("unknown kind 'QUANTUM'");
         assertThatThrownBy(() -> NodeAccelerator.fromJson(json.readTree("{\"GPU\": {\"kind\": \"NPU\", \"ids\": [\"0\"]}}")))

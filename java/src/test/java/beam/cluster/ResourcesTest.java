@@ -3,14 +3,14 @@ package beam.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import beam.codec.FrameCodec;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ResourcesTest {
     private static Resources of(String json) throws Exception {
-        return Resources.fromJson(FrameCodec.json().readTree(json), "test");
+        return Resources.fromJson(new ObjectMapper().readTree(json), "test");
     }
 
     @Test

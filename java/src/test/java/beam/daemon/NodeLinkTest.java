@@ -1,4 +1,4 @@
-package beam.link;
+package beam.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,10 +7,7 @@ import beam.auth.TokenAuth;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameLimits;
-import beam.daemon.Daemon;
-import beam.daemon.DaemonConfig;
-import beam.daemon.MemberDaemon;
-import beam.daemon.SessionDir;
+import beam.link.Heartbeat;
 import beam.util.Await;
 import beam.util.Ids;
 import beam.views.ClusterViews;
