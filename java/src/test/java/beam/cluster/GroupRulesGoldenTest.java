@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import beam.codec.FrameCodec;
+import beam.protocol.ResourceJson;
 import beam.util.Ids;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
@@ -54,7 +55,10 @@ class GroupRulesGoldenTest {
         Runnable create = () -> {
             List<Resources> bundles = new ArrayList<>();
             int i = 0;
-            for (JsonNode b : c.path("bundles")) bundles.add(Resources.fromJson(b, "bundle " + i++));
+            for (JsonNode b : c.path("bundles")) {
+                String what = "bundle " + i++;
+                bundles.add(Resources.of(ResourceJson.read(b, what), what));
+            }
             try {
                 cluster.groups().create(driver, Ids.randomHex(18), "", c.path("strategy").asText(), bundles, false);
             } catch (RequestException e) {

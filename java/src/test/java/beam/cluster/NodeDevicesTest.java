@@ -3,6 +3,7 @@ package beam.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import beam.protocol.ResourceJson;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ class NodeDevicesTest {
             "NPU", new NodeAccelerator(AcceleratorKind.NPU, List.of("4", "6"), null, NodeAccelerator.VISIBLE));
 
     private static Resources req(String json) throws Exception {
-        return Resources.fromJson(beam.codec.FrameCodec.json().readTree(json), "test");
+        return Resources.of(ResourceJson.read(beam.codec.FrameCodec.json().readTree(json), "test"), "test");
     }
 
     @Test
