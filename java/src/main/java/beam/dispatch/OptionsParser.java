@@ -4,6 +4,7 @@ import beam.cluster.ActorOptions;
 import beam.cluster.LabelSelector;
 import beam.cluster.NodeAffinity;
 import beam.cluster.Resources;
+import beam.cluster.RuntimeEnv;
 import beam.protocol.ResourceJson;
 import beam.protocol.Request.BadRequest;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -53,8 +54,7 @@ final class OptionsParser {
                     env.put(e.getKey(), e.getValue().asText());
                 }
             }
-            JsonNode re = o.get("runtime_env");
-            ObjectNode runtimeEnv = re instanceof ObjectNode obj ? obj : o.objectNode();
+            RuntimeEnv runtimeEnv = o.get("runtime_env") instanceof ObjectNode re ? new RuntimeEnv(re.toString()) : RuntimeEnv.NONE;
             int maxConcurrency = o.path("max_concurrency").asInt(1);
             if (maxConcurrency < 1) throw new IllegalArgumentException("max_concurrency must be >= 1");
             List<String> methods = new ArrayList<>();

@@ -3,7 +3,6 @@ package beam.cluster;
 import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.FrameCodec;
 import beam.util.Ids;
 import beam.views.ClusterViews;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -35,7 +34,7 @@ class BundleResourcesTest {
         assertThat(total.get("bundle_group_" + pg).asDouble()).isEqualTo(2000.0);
 
         cluster.createActor(driver, Ids.randomHex(16), "A", null, null, new ActorOptions(
-                new Resources().set("GPU", Resources.UNIT), pg, 0, Map.of(), FrameCodec.json().createObjectNode(),
+                new Resources().set("GPU", Resources.UNIT), pg, 0, Map.of(), RuntimeEnv.NONE,
                 1, false, false, List.of()), new byte[0], false);
         JsonNode available = ClusterViews.state(cluster).get("available");
         assertThat(available.get("GPU").asDouble()).isEqualTo(2.0);
