@@ -49,10 +49,11 @@ NODE = "ab" * 28
 LINK = [
     ("challenge", "challenge", "Challenge",
      {"op": "challenge", "nonce": "5a" * 32, "proto": 1, "auth": "token"}, b""),
+    # a node writes its resource amounts as floats, as LinkCodec writes the join's typed amounts
     ("join", "join", "Join",
      {"op": "join", "rid": 1, "proto": 1, "auth": "c3" * 32, "node_id": NODE, "node_ip": "10.0.0.2",
       "hostname": "gpu-2", "session_dir": "/tmp/ray/session_2026-01-01_00-00-00_1",
-      "resources": {"CPU": 8, "GPU": 4, "node:10.0.0.2": 1},
+      "resources": {"CPU": 8.0, "GPU": 4.0, "node:10.0.0.2": 1.0},
       "facts": {"versions": {"beam": "0.1.0", "protocol": 1}, "probe_port": 41234},
       "accelerators": {"GPU": {"kind": "NVIDIA_GPU", "ids": ["0", "1", "2", "3"]}},
       "labels": {"ray.io/accelerator-type": "H100", "zone": "us-west1-a"}}, b""),

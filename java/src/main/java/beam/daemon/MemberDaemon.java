@@ -82,7 +82,7 @@ public final class MemberDaemon implements RunningDaemon {
             facts.put("probe_error", "cannot listen on the node IP " + nodeIp + ": " + e.getMessage());
         }
         return new LinkMessage.Join(1, Protocol.VERSION, null, nodeId, nodeIp, HostProbe.hostname(),
-                session.dir().toString(), HostProbe.resources(config, nodeIp, false, node.accelerators).toJson(),
+                session.dir().toString(), HostProbe.resources(config, nodeIp, false, node.accelerators).amounts(), null,
                 NodeAccelerator.toJson(node.accelerators), node.labels, facts);
     }
 

@@ -78,7 +78,7 @@ public final class LinkCodec {
                 h.put("node_ip", j.nodeIp());
                 h.put("hostname", j.hostname());
                 h.put("session_dir", j.sessionDir());
-                h.set("resources", j.resources());
+                h.set("resources", ResourceJson.write(j.resources()));
                 h.set("facts", j.facts());
                 h.set("accelerators", j.accelerators());
                 ObjectNode labels = h.putObject("labels");
@@ -286,10 +286,17 @@ public final class LinkCodec {
     public static Join join(Frame frame) {
         if (!frame.op().equals("join")) return null;
         ObjectNode h = frame.header();
+        Map<String, Double> resources = Map.of();
+        String badResources = null;
+        try {
+            resources = ResourceJson.read(h.get("resources"), "join resources");
+        } catch (IllegalArgumentException e) {
+            badResources = e.getMessage();
+        }
         return new Join(h.path("rid").asLong(-1), h.path("proto").asInt(-1),
                 h.hasNonNull("auth") ? h.get("auth").asText() : null, h.path("node_id").asText(""),
                 h.path("node_ip").asText(""), h.path("hostname").asText(null), h.path("session_dir").asText(""),
-                h.get("resources"), h.get("accelerators"), textFields(h.get("labels")),
+                resources, badResources, h.get("accelerators"), textFields(h.get("labels")),
                 h.get("facts") instanceof ObjectNode o ? o : null);
     }
 

@@ -5,6 +5,8 @@ import beam.util.NodeQuestion;
 import beam.util.ProcessContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,14 +35,19 @@ public sealed interface LinkMessage {
     /**
      * A node's first frame. Read leniently (absent fields are null, -1 or empty), because the
      * head checks them itself in the order that refuses a stranger before it reads any more
-     * (link/HeadGate); {@code resources} and {@code accelerators} stay JSON for the same reason.
+     * (link/HeadGate); {@code accelerators} stays JSON for the same reason.
+     * {@code resources}: the node's resource amounts by name (the head checks the amounts);
+     * when they are no object of numbers they are empty and {@code badResources} says why, for
+     * the head to refuse the join with once the token is proven.
      * {@code labels}: the node's labels but its id (a label that is not text is left out here
      * and its syntax is checked by the head).
      */
     record Join(long rid, int proto, String auth, String nodeId, String nodeIp, String hostname, String sessionDir,
-                JsonNode resources, JsonNode accelerators, Map<String, String> labels, ObjectNode facts)
+                Map<String, Double> resources, String badResources, JsonNode accelerators, Map<String, String> labels,
+                ObjectNode facts)
             implements LinkMessage {
         public Join {
+            resources = resources == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(resources));
             labels = labels == null ? Map.of() : Map.copyOf(labels);
         }
     }

@@ -27,7 +27,7 @@ class CallRecordsTest {
     private String startingActor(int maxConcurrency) throws RequestException {
         String id = Ids.randomHex(16);
         ActorOptions options = new ActorOptions(new Resources().set("CPU", Resources.UNIT), null, -1, Map.of(),
-                null, maxConcurrency, false, false, List.of());
+                RuntimeEnv.NONE, maxConcurrency, false, false, List.of());
         cluster.createActor(owner, id, "Worker", null, "ns", options, new byte[0], false);
         cluster.onActorProcessStarted(id, 4242);
         cluster.onWorkerHello(id, new FakeNodes.RecordingClient());

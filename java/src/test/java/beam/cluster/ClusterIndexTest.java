@@ -34,7 +34,7 @@ class ClusterIndexTest {
 
     private static ActorOptions on(Node node) {
         return new ActorOptions(new Resources().set("node:" + node.ip, Resources.toUnits(0.01)), null, -1, Map.of(),
-                null, 1, false, false, List.of());
+                RuntimeEnv.NONE, 1, false, false, List.of());
     }
 
     /** An actor on {@code node}, started, its worker connected; ALIVE unless {@code ready} is false. */

@@ -31,7 +31,7 @@ class ClusterSnapshotTest {
     private String aliveActor() throws RequestException {
         String id = Ids.randomHex(16);
         ActorOptions options = new ActorOptions(new Resources().set("CPU", Resources.UNIT), null, -1, Map.of(),
-                null, 1, false, false, List.of());
+                RuntimeEnv.NONE, 1, false, false, List.of());
         cluster.createActor(owner, id, "Worker", "w1", "ns", options, new byte[0], false);
         cluster.onActorProcessStarted(id, 4242);
         cluster.onWorkerHello(id, new FakeNodes.RecordingClient());

@@ -31,7 +31,7 @@ class GetOrCreateTest {
 
     private ActorRecord create(String name, boolean getIfExists) throws RequestException {
         ActorOptions options = new ActorOptions(new Resources(), null, -1, Map.of(),
-                null, 1, false, true, List.of());
+                RuntimeEnv.NONE, 1, false, true, List.of());
         return cluster.createActor(owner, Ids.randomHex(16), "Keeper", name, "ns", options, new byte[0], getIfExists);
     }
 

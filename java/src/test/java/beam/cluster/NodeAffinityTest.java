@@ -34,7 +34,7 @@ class NodeAffinityTest {
 
     private static ActorOptions options(double gpus, NodeAffinity affinity, boolean spread) {
         return new ActorOptions(new Resources().set("GPU", Resources.toUnits(gpus)), null, -1, Map.of(),
-                null, 1, false, false, List.of(), affinity, spread);
+                RuntimeEnv.NONE, 1, false, false, List.of(), affinity, spread);
     }
 
     private String create(ActorOptions options) throws RequestException {

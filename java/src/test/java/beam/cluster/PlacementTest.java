@@ -115,7 +115,7 @@ class PlacementTest {
     @Test
     void anActorPinnedToAnUnknownNodeIpWarnsItsOwnerWithTheClusterIpsAndTheFix() throws Exception {
         ActorOptions pinned = new ActorOptions(new Resources().set("node:10.9.9.9", Resources.toUnits(0.001)), null, -1,
-                Map.of(), null, 1, false, false, List.of());
+                Map.of(), RuntimeEnv.NONE, 1, false, false, List.of());
         cluster.createActor(driver, Ids.randomHex(16), "Pinned", null, null, pinned, new byte[0], false);
         String warning = driver.events(ClientEvent.Warning.class).getLast().message();
         assertThat(warning).startsWith("Actor Pinned (").contains("asks for node:10.9.9.9 but no node has IP 10.9.9.9")
@@ -183,7 +183,7 @@ class PlacementTest {
 
     private static ActorOptions options(String pg, int bundle, double gpus) {
         return new ActorOptions(new Resources().set("GPU", Resources.toUnits(gpus)), pg, bundle, Map.of(),
-                null, 1, false, false, List.of());
+                RuntimeEnv.NONE, 1, false, false, List.of());
     }
 
     private String waitingMessage() {

@@ -31,7 +31,7 @@ class WorkerExitOrderTest {
         actorId = Ids.randomHex(16);
         cluster.createActor(driver, actorId, "A", null, null, new ActorOptions(
                 new Resources().set("CPU", Resources.UNIT), null, -1, Map.of(),
-                null, 1, false, false, List.of()), new byte[0], false);
+                RuntimeEnv.NONE, 1, false, false, List.of()), new byte[0], false);
         cluster.onActorProcessStarted(actorId, 4242);
         cluster.onWorkerHello(actorId, worker);
         cluster.onActorReady(actorId, "");

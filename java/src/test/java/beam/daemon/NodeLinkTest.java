@@ -154,6 +154,27 @@ class NodeLinkTest {
         assertThat(replay.get("error").asText()).contains("authentication failed");
     }
 
+    @Test
+    void joinResourcesThatDoNotReadAreRefusedOnlyOnceTheTokenIsProven() throws Exception {
+        java.util.function.Function<String, ObjectNode> textAmount = answer -> {
+            ObjectNode h = join(answer);
+            h.putObject("resources").put("GPU", "four");
+            return h;
+        };
+        JsonNode stranger = rawAttempt(nonce -> textAmount.apply("not-the-answer"));
+        assertThat(stranger.get("error").asText()).contains("authentication failed");
+        JsonNode text = rawAttempt(nonce -> textAmount.apply(new TokenAuth(token).answer(nonce)));
+        assertThat(text.get("ok").asBoolean()).isFalse();
+        assertThat(text.get("error").asText()).isEqualTo("join resources: amount of 'GPU' must be a number, got \"four\"");
+        JsonNode negative = rawAttempt(nonce -> {
+            ObjectNode h = join(new TokenAuth(token).answer(nonce));
+            h.putObject("resources").put("GPU", -1);
+            return h;
+        });
+        assertThat(negative.get("error").asText()).isEqualTo("join resources: amount of 'GPU' must be non-negative (>= 0), got -1.0");
+        assertThat(node("127.0.0.9")).as("a refused node is not listed").isNull();
+    }
+
     /** A raw TCP peer that joins with the right token as node 127.0.0.9, then does what the test says. */
     private SocketChannel rawJoin() throws Exception {
         SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));

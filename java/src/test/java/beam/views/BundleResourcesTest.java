@@ -6,7 +6,7 @@ import beam.cluster.ActorOptions;
 import beam.cluster.Cluster;
 import beam.cluster.FakeNodes;
 import beam.cluster.Resources;
-import beam.codec.FrameCodec;
+import beam.cluster.RuntimeEnv;
 import beam.util.Ids;
 import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -41,7 +41,7 @@ class BundleResourcesTest {
         assertThat(total.get("bundle_group_" + pg).asDouble()).isEqualTo(2000.0);
 
         cluster.createActor(driver, Ids.randomHex(16), "A", null, null, new ActorOptions(
-                new Resources().set("GPU", Resources.UNIT), pg, 0, Map.of(), FrameCodec.json().createObjectNode(),
+                new Resources().set("GPU", Resources.UNIT), pg, 0, Map.of(), RuntimeEnv.NONE,
                 1, false, false, List.of()), new byte[0], false);
         JsonNode available = ClusterViews.state(cluster).get("available");
         assertThat(available.get("GPU").asDouble()).isEqualTo(2.0);
