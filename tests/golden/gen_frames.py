@@ -52,10 +52,11 @@ GPU = {"kind": "NVIDIA_GPU", "vendor": "NVIDIA", "type": "H200", "visible_var": 
 LINK = [
     ("challenge", "challenge", "Challenge",
      {"op": "challenge", "nonce": "5a" * 32, "proto": 1, "auth": "token"}, b""),
+    # a node writes its resource amounts as floats, as LinkCodec writes the join's typed amounts
     ("join", "join", "Join",
      {"op": "join", "rid": 1, "proto": 1, "auth": "c3" * 32, "node_id": NODE, "node_ip": "10.0.0.2",
       "hostname": "gpu-2", "session_dir": "/tmp/ray/session_2026-01-01_00-00-00_1",
-      "resources": {"CPU": 8, "GPU": 4, "node:10.0.0.2": 1},
+      "resources": {"CPU": 8.0, "GPU": 4.0, "node:10.0.0.2": 1.0},
       "facts": {"versions": {"beam": "0.1.0", "protocol": 1, "java": "25"},
                 "interfaces": [{"name": "eth0", "addresses": ["10.0.0.2"]}], "node_ip_interface": "eth0",
                 "accelerators": {"GPU": dict(GPU, node_visible_value=None)}, "probe_port": 41234,

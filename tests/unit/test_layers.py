@@ -36,8 +36,8 @@ MAY_USE_OUTSIDE = {
 }
 
 # Imports of ray's own modules made inside a function, each for a start-up cost (never to
-# dodge a cycle: a module that needs one from above gets it handed over, as client.py sets
-# pgs.process_client and refs.process_table): (importer, imported) -> why.
+# dodge a cycle: what two modules both need moves into a lower one, as this process's client
+# lives in api/process.py, below refs.py and pgs.py): (importer, imported) -> why.
 DEFERRED = {
     ("ray._beam.worker_start", "ray._beam.worker"):
         "an idle pooled worker arms die-with-parent before the worker's imports take their time",
@@ -126,7 +126,7 @@ def test_no_function_local_import_of_rays_modules():
     found = _function_local(IMPORT_NODES)
     stray = [f"{m} imports {t} inside a function" for m, t in found if (m, t) not in DEFERRED]
     assert stray == [], ("import these at the top of the module; where that makes a cycle, hand "
-                         "the object over from above instead (as client.py sets pgs.process_client):\n"
+                         "what both need into a lower module instead (as api/process.py holds the process's client):\n"
                          + "\n".join(stray))
     assert sorted(DEFERRED) == [p for p in found if p in DEFERRED], "DEFERRED names an import that is gone"
 
@@ -207,7 +207,7 @@ def test_no_import_cycle():
              for m, imports in IMPORTS.items()}
     cycle = _cycle(graph)
     assert cycle is None, ("import cycle: " + " -> ".join(cycle) + ". Move what both need into "
-                           "the lower module, or hand it over from above (as client.py sets refs.process_table)")
+                           "the lower module (as api/process.py holds the client that refs.py and pgs.py read)")
 
 
 def test_the_cycle_check_finds_a_cycle():

@@ -20,7 +20,7 @@ import threading
 import pytest
 
 from _paths import GOLDEN
-from ray._beam.api import actors, client, handlecount, ids, options, pgs, pickling, state, usermetrics
+from ray._beam.api import actors, client, handlecount, ids, options, pgs, pickling, process, state, usermetrics
 from ray._beam.wire import framing
 import ray.util as ray_util
 from ray._beam.wire.framebuffer import FrameBuffer
@@ -124,7 +124,7 @@ def shim(monkeypatch):
     hello = _golden("Hello")
     c = client.Client(daemon.path, role=hello["role"], actor_id=hello["actor_id"],
                       log_to_driver=hello["log_to_driver"], namespace=hello["namespace"])
-    monkeypatch.setattr(client, "_client", c)
+    monkeypatch.setattr(process, "_client", c)
     try:
         yield daemon, c
     finally:

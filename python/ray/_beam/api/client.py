@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import Optional
 
-from ray._beam.api import failures, pgs, refs, stackdump
+from ray._beam.api import failures, process, stackdump
 from ray._beam.api.objects import ObjectTable
 from ray._beam.api.pgtracker import PgTracker
 from ray._beam.api.submit import Submitter
@@ -26,10 +26,6 @@ from ray.exceptions import ActorDiedError, RaySystemError
 logger = logging.getLogger("ray")
 
 PROTO = 1
-
-_state_lock = threading.RLock()
-_client: Optional["Client"] = None
-
 
 class Client:
     """One connection to the local daemon plus everything that hangs off it."""
@@ -159,44 +155,27 @@ class Client:
             _remove_private_dir(self.private_dir)
 
 
-def current_table() -> Optional[ObjectTable]:
-    c = _client
-    return c.table if c is not None else None
-
-
-refs.process_table = current_table
-
-
-def process_client(connect: bool) -> Optional[Client]:
-    """This process's client; with ``connect``, ray.init()'s when there is none yet."""
-    return ensure() if connect else _client
-
-
-pgs.process_client = process_client
-
-
 def get_client() -> Optional[Client]:
-    return _client
+    return process.current()
 
 
 def ensure() -> Client:
     """The connected client; auto-connects with ``ray.init()`` as Ray does."""
-    c = _client
+    c = process.current()
     if c is not None:
         return c
     init()
-    return _client
+    return process.current()
 
 
 def is_initialized() -> bool:
-    return _client is not None
+    return process.current() is not None
 
 
 def set_worker_client(c: Client) -> None:
     """Install the actor worker's client as this process's client."""
-    global _client
-    with _state_lock:
-        _client = c
+    with process.lock:
+        process.install(c)
 
 
 class RayContext(dict):
@@ -230,12 +209,11 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
          ignore_reinit_error: bool = False, runtime_env=None, log_to_driver: bool = True,
          namespace: Optional[str] = None, **ignored) -> RayContext:
     """Connect to the local daemon (or start a private one); see discovery.resolve."""
-    global _client
-    with _state_lock:
-        if _client is not None:
+    with process.lock:
+        if process.current() is not None:
             if ignore_reinit_error:
                 logger.info("Calling ray.init() again after it has already been called.")
-                return _context(_client)
+                return _context(process.current())
             raise RuntimeError(
                 "Maybe you called ray.init twice by accident? This error can be suppressed by "
                 "passing in 'ignore_reinit_error=True' or by calling 'ray.shutdown()' prior "
@@ -259,7 +237,7 @@ def init(address: Optional[str] = None, *, num_cpus=None, num_gpus=None, resourc
                 _stop_private(target)
             raise
         c.default_actor_lifetime = lifetime  # options.wire_options: actors without lifetime=
-        _client = c
+        process.install(c)
         return _context(c)
 
 
@@ -286,19 +264,17 @@ def _remove_private_dir(path: str) -> None:
 
 def shutdown(_exiting_interpreter: bool = False) -> None:
     """Disconnect (idempotent). Pending gets fail with a clear error. No-op inside actors."""
-    global _client
-    with _state_lock:
-        c = _client
+    with process.lock:
+        c = process.current()
         if c is None or c.role == "worker":
             return
-        _client = None
+        process.install(None)
     c.close()
 
 
 def _after_fork_in_child() -> None:
     # The child shares the parent's socket; it must not use (or shut down) that link.
-    global _client
-    _client = None
+    process.install(None)
 
 
 atexit.register(shutdown)

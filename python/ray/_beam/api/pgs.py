@@ -16,15 +16,12 @@ at ``placement_group()`` as Ray's does.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional
+from typing import Dict, List, Optional
 
 from ray._version import RAY as RAY_VERSION
-from ray._beam.api import ids
+from ray._beam.api import client, ids, process
 from ray._beam.api.ids import PlacementGroupID
 from ray.exceptions import RaySystemError
-
-if TYPE_CHECKING:
-    from ray._beam.api.client import Client
 
 # The daemon checks the same (beam.cluster.GroupRules); tests/golden/pg_checks.json binds the two.
 VALID_STRATEGIES = {"PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"}
@@ -37,14 +34,6 @@ OBJECT_STORE_MEMORY_DEPRECATED = (
 _EXAMPLE = "For example: `[{'CPU': 1.0}, {'GPU': 1.0}]`."
 
 
-def _no_client(connect: bool) -> Optional["Client"]:
-    raise RaySystemError("beam's client (ray._beam.api.client) is not loaded: import ray first")
-
-
-# This process's client, handed over by client.py when it loads (the client holds the groups'
-# tracker, so it sits above this module): with connect=True it connects (ray.init()) when
-# there is none yet, with connect=False it is None then.
-process_client: Callable[[bool], Optional["Client"]] = _no_client
 
 
 class PlacementGroup:
@@ -76,7 +65,7 @@ class PlacementGroup:
 
     def ready(self):
         """An ObjectRef resolved with this group once it is placed."""
-        c = process_client(True)
+        c = client.ensure()
         ref = c.table.register(ids.new_object_id())
         c.pgs.watch(self, ref.hex())
         return ref
@@ -84,7 +73,7 @@ class PlacementGroup:
     def wait(self, timeout_seconds: float = 30) -> bool:
         """True if the group is placed within ``timeout_seconds``."""
         ref = self.ready()
-        return bool(process_client(True).table.ready_mask([ref.hex()], 1, timeout_seconds)[0])
+        return bool(client.ensure().table.ready_mask([ref.hex()], 1, timeout_seconds)[0])
 
     def __eq__(self, other):
         return isinstance(other, PlacementGroup) and other.id == self.id
@@ -155,7 +144,7 @@ def create(bundles, strategy="PACK", name="", lifetime=None, bundle_label_select
     if bundle_label_selector is not None and not isinstance(bundle_label_selector, list):
         raise ValueError("Placement group bundle_label_selector must be a list, got "
                          f"{type(bundle_label_selector)}.")
-    c = process_client(True)
+    c = client.ensure()
     pg_id = ids.new_pg_id(c.job_id)
     header = {"pg_id": pg_id, "name": name, "strategy": strategy, "bundles": specs, "lifetime": lifetime}
     if bundle_label_selector:
@@ -172,7 +161,7 @@ def create(bundles, strategy="PACK", name="", lifetime=None, bundle_label_select
 def remove(pg: PlacementGroup) -> None:
     if not isinstance(pg, PlacementGroup):
         raise TypeError(f"remove_placement_group expects a PlacementGroup, got {type(pg)}")
-    c = process_client(True)
+    c = client.ensure()
     pg_id = pg.id.hex()
     own = c.pgs.removing(pg_id)
     if own is None:
@@ -186,7 +175,7 @@ def remove(pg: PlacementGroup) -> None:
 
 def table(pg: Optional[PlacementGroup] = None) -> dict:
     """Ray's placement_group_table(): one entry for ``pg``, else all keyed by id hex."""
-    c = process_client(True)
+    c = client.ensure()
     fields = {"pg_id": pg.id.hex()} if pg is not None else {}
     reply = c.request("pg_table", fields)
     if pg is not None:
@@ -227,6 +216,6 @@ def normalize_entry(entry: dict) -> dict:
 
 def current() -> Optional[PlacementGroup]:
     """The placement group of the actor we run in; None in a driver or outside any group."""
-    c = process_client(False)
+    c = process.current()
     pg_id = (c.actor or {}).get("pg_id") if c is not None else None
     return PlacementGroup(PlacementGroupID(pg_id)) if pg_id else None

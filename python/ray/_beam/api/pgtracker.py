@@ -13,10 +13,12 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from ray._beam.api.pgs import PlacementGroup
 from ray.exceptions import RaySystemError, TaskPlacementGroupRemoved
+
+if TYPE_CHECKING:  # the groups' handles; pgs.py sits above this tracker (it asks the client)
+    from ray._beam.api.pgs import PlacementGroup
 
 logger = logging.getLogger("ray")
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Optional
 
+from ray._beam.api import process
+
 if TYPE_CHECKING:
     import concurrent.futures
 
@@ -102,17 +104,10 @@ class ObjectRef:
         return self._table
 
 
-def _no_table() -> Optional["ObjectTable"]:
-    return None
-
-
-# The table a ref unpickled in this process joins: its client's (client.py installs that on
-# import, so this module needs no client); None while there is none.
-process_table: Callable[[], Optional["ObjectTable"]] = _no_table
 
 
 def _rebuild_ref(oid: str, data: Optional[bytes]) -> ObjectRef:
-    table = process_table()
+    table = process.table()
     if table is not None:
         table.adopt(oid, data)
     return ObjectRef(oid, table)

@@ -32,13 +32,12 @@ import tempfile
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ray._beam.launch import launcher, tempdirs
+from ray._beam.launch import launcher, procscan, tempdirs
 
 NO_CLUSTER_MSG = ("Could not find any running Ray instance. Please specify the one to "
                   "connect to by setting `--address` flag or `RAY_ADDRESS` environment variable.")
 SEVERAL_MSG = ("Found multiple active Ray instances: {addresses}. Please specify the one to connect "
                "to by setting the `--address` flag or `RAY_ADDRESS` environment variable.")
-DAEMON_MAIN = b"beam.cli.Main"  # what a daemon's command line holds (beam.cli.LocalDaemons.isDaemon)
 
 
 @dataclass
@@ -103,49 +102,9 @@ def _alive(node: dict) -> bool:
     """The daemon of ``node`` runs: its socket answers, and its pid, where this process can see
     it, is still a beam daemon (not a reused pid). A daemon in another PID namespace (a
     container beside ours) is known by its socket alone."""
-    try:
-        with open(f"/proc/{int(node.get('pid', 0))}/cmdline", "rb") as f:
-            if DAEMON_MAIN not in f.read().split(b"\0"):
-                return False
-    except (OSError, ValueError, TypeError):
-        pass
+    if procscan.is_daemon(node.get("pid")) is False:
+        return False
     return socket_answers(node["socket"])
-
-
-def _proc_daemons(private: bool = False) -> List[tuple]:
-    """(pid, temp dir) of each beam daemon of this user on this machine; private clusters of
-    drivers only with ``private``.
-    "This machine" is this network namespace too: a daemon in another one is another host's
-    (the multi-host tests' hosts are namespaces), whose addresses are not ours."""
-    me, found = os.geteuid(), []
-    try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
-        net = os.readlink("/proc/self/ns/net")
-    except OSError:
-        return []
-    for pid in pids:
-        base = f"/proc/{pid}"
-        try:
-            if os.stat(base).st_uid != me:
-                continue
-            with open(f"{base}/cmdline", "rb") as f:
-                args = f.read().split(b"\0")
-            if DAEMON_MAIN not in args or os.path.basename(args[0]) != b"java":
-                continue
-            rest = args[args.index(DAEMON_MAIN) + 1:]
-            if rest[:1] != [b"start"] or b"--block" not in rest or (b"--owner-pid" in rest) != private:
-                continue
-            with open(f"{base}/environ", "rb") as f:
-                env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
-            cwd = os.readlink(f"{base}/cwd")
-            if os.readlink(f"{base}/ns/net") != net:
-                continue
-        except (OSError, ValueError):
-            continue
-        text = [a.decode(errors="replace") for a in rest]
-        env = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in env.items()}
-        found.append((pid, tempdirs.temp_dir(tempdirs.flag_in(text), env, cwd, me)))
-    return found
 
 
 def _node_of(pid: int, temp: str) -> Optional[dict]:
@@ -165,34 +124,13 @@ def _node_of(pid: int, temp: str) -> Optional[dict]:
     return None
 
 
-def _environ(pid) -> tuple:
-    """(environment, cwd) of process ``pid``; OSError when it cannot be read."""
-    with open(f"/proc/{pid}/environ", "rb") as f:
-        env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
-    env = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in env.items()}
-    return env, os.readlink(f"/proc/{pid}/cwd")
-
-
-def _owner_temp(pid: int) -> Optional[str]:
-    """The temp dir of the driver owning private cluster ``pid``: a second driver joins it by
-    "auto" only from that same temp dir, as a Ray driver finds the cluster in its own."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            args = f.read().split(b"\0")
-        owner = int(args[args.index(b"--owner-pid") + 1])
-        env, cwd = _environ(owner)
-    except (OSError, ValueError, IndexError):
-        return None
-    return tempdirs.temp_dir(None, env, cwd, os.geteuid())
-
-
 def elsewhere(temp: str, private: bool = False, any_owner: bool = False) -> List[dict]:
     """node.json of each daemon of this user running with another temp dir than ``temp``
     (with ``private``, of each private cluster whose driver runs with ``temp`` instead, or
     with ``any_owner`` whatever its driver's temp dir)."""
     found = []
-    for pid, dir_ in _proc_daemons(private):
-        if private and not any_owner and _owner_temp(pid) != temp:
+    for pid, dir_ in procscan.daemons(private):
+        if private and not any_owner and procscan.owner_temp(pid) != temp:
             continue
         if dir_ != temp:
             node = _node_of(pid, dir_)

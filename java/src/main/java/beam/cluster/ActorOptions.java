@@ -1,6 +1,5 @@
 package beam.cluster;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
 
@@ -11,7 +10,7 @@ import java.util.Map;
  * @param groupId        placement group id or null
  * @param bundleIndex    bundle inside the group, or -1 for any
  * @param envVars        runtime_env env_vars, set before the class is unpickled
- * @param runtimeEnv     the runtime_env as given, echoed back to the actor's context
+ * @param runtimeEnv     the runtime_env as given, passed through to the worker for the actor's context
  * @param maxConcurrency threads (or coroutines) running calls at once
  * @param isAsync        any method is {@code async def}
  * @param detached       lifetime="detached": survives its owner
@@ -22,7 +21,7 @@ import java.util.Map;
  * @param preferredLabels NodeLabelSchedulingStrategy's soft expressions: nodes whose labels match are tried first
  */
 public record ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
-                           ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
+                           RuntimeEnv runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
                            List<String> methods, NodeAffinity affinity, boolean spread, LabelSelector labelSelector,
                            LabelSelector preferredLabels) {
     public ActorOptions {
@@ -32,7 +31,7 @@ public record ActorOptions(Resources request, String groupId, int bundleIndex, M
 
     /** Options without a label selector. */
     public ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
-                        ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
+                        RuntimeEnv runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
                         List<String> methods, NodeAffinity affinity, boolean spread) {
         this(request, groupId, bundleIndex, envVars, runtimeEnv, maxConcurrency, isAsync, detached, methods, affinity,
                 spread, LabelSelector.NONE, LabelSelector.NONE);
@@ -40,7 +39,7 @@ public record ActorOptions(Resources request, String groupId, int bundleIndex, M
 
     /** Options with the default scheduling strategy. */
     public ActorOptions(Resources request, String groupId, int bundleIndex, Map<String, String> envVars,
-                        ObjectNode runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
+                        RuntimeEnv runtimeEnv, int maxConcurrency, boolean isAsync, boolean detached,
                         List<String> methods) {
         this(request, groupId, bundleIndex, envVars, runtimeEnv, maxConcurrency, isAsync, detached, methods, null, false,
                 LabelSelector.NONE, LabelSelector.NONE);

@@ -58,8 +58,46 @@ abstract sealed class ClusterTables permits Cluster {
         return namespace;
     }
 
-    public PlacementGroups groups() {
+    /** The groups' own table, for the domain's tests; everything else goes through the methods below. */
+    PlacementGroups groups() {
         return groups;
+    }
+
+    // ------------------------------------------------ placement groups (PlacementGroups takes the lock)
+
+    /** Ray's placement_group(): {@code selectors} is its bundle_label_selector, one per bundle, or empty. */
+    public void createGroup(Client owner, String id, String name, String strategy, List<Resources> bundles,
+                            List<LabelSelector> selectors, boolean detached) throws RequestException {
+        groups.create(owner, id, name, strategy, bundles, selectors, detached);
+    }
+
+    /** Tells {@code client} when the group is placed or removed (at once if it is already). */
+    public void watchGroup(Client client, String id) throws RequestException {
+        groups.watch(client, id);
+    }
+
+    /** Ray's remove_placement_group(): its actors are killed and its bundles freed. */
+    public void removeGroup(String id) throws RequestException {
+        groups.remove(id);
+    }
+
+    /** One group, removed or not (placement_group_table(pg)). */
+    public GroupSnapshot group(String id) throws RequestException {
+        return groups.table(id);
+    }
+
+    /** Every group, removed ones included (placement_group_table()). */
+    public List<GroupSnapshot> allGroups() {
+        return groups.tableAll();
+    }
+
+    public int groupCount() {
+        return groups.size();
+    }
+
+    /** About once a second: the waiting groups' reasons are repeated every 10 s. */
+    public void tickGroups() {
+        groups.tick();
     }
 
     public CallStats callStats() {

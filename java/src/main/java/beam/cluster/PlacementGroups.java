@@ -26,7 +26,7 @@ import java.util.Set;
  * by {@link Cluster}, or takes it itself. Time (the warnings' cadence, a group's age) is read
  * on the cluster's clock, so a test moves it by hand.
  */
-public final class PlacementGroups {
+final class PlacementGroups {
     static final long WARN_EVERY_NANOS = 10_000_000_000L;
     /** Removed groups kept for placement_group_table, as Ray keeps them (not in {@code status}). */
     static final int MAX_REMOVED = 10_000;

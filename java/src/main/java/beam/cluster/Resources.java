@@ -1,12 +1,7 @@
 package beam.cluster;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.util.Collections;
-import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -28,17 +23,15 @@ public final class Resources {
         return units / (double) UNIT;
     }
 
-    /** Parses {@code {"GPU": 1, "CPU": 0.5}}; rejects non-numbers and negative amounts. */
-    public static Resources fromJson(JsonNode json, String what) {
+    /**
+     * The bag of {@code amounts} (name to amount, as read from a request, a join or
+     * {@code --resources}); {@code what} names them in the error of an amount that is negative,
+     * not finite or below the resolution. Zero amounts are left out.
+     */
+    public static Resources of(Map<String, Double> amounts, String what) {
         Resources r = new Resources();
-        if (json == null || json.isNull()) return r;
-        if (!json.isObject()) throw new IllegalArgumentException(what + " must be a dict of resource name to amount");
-        for (Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            if (!e.getValue().isNumber()) {
-                throw new IllegalArgumentException(what + ": amount of '" + e.getKey() + "' must be a number, got " + e.getValue());
-            }
-            double v = e.getValue().asDouble();
+        for (Map.Entry<String, Double> e : amounts.entrySet()) {
+            double v = e.getValue();
             if (v < 0 || Double.isNaN(v) || Double.isInfinite(v)) {
                 throw new IllegalArgumentException(what + ": amount of '" + e.getKey() + "' must be non-negative (>= 0), got " + v);
             }
@@ -117,17 +110,11 @@ public final class Resources {
         return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
     }
 
-    /** Writes this bag as a JSON object, the same as {@link #toJson()}, without building a tree. */
-    public void write(JsonGenerator g) throws IOException {
-        g.writeStartObject();
-        for (var e : units.entrySet()) g.writeNumberField(e.getKey(), toAmount(e.getValue()));
-        g.writeEndObject();
-    }
-
-    public ObjectNode toJson() {
-        ObjectNode o = JsonNodeFactory.instance.objectNode();
-        units.forEach((k, v) -> o.put(k, toAmount(v)));
-        return o;
+    /** Each amount by name, in name order: what the wire and the views write ({@code protocol/ResourceJson}). */
+    public Map<String, Double> amounts() {
+        Map<String, Double> out = new LinkedHashMap<>();
+        units.forEach((k, v) -> out.put(k, toAmount(v)));
+        return out;
     }
 
     @Override

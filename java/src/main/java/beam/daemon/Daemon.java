@@ -96,7 +96,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         node.listen(c -> LocalClient.of(c, this, origin));
         node.writeNodeJson(gcsAddress);
         // on the process's one timer thread (a platform thread: waking a virtual one costs the idle daemon CPU)
-        groupTicks = Scheduler.system().every(GROUP_TICK_MILLIS, cluster.groups()::tick);
+        groupTicks = Scheduler.system().every(GROUP_TICK_MILLIS, cluster::tickGroups);
         if (config.ownerPid() > 0) {
             ProcessHandle.of(config.ownerPid()).ifPresentOrElse(
                     h -> h.onExit().thenRun(() -> {

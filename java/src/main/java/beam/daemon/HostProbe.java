@@ -6,6 +6,7 @@ import beam.cluster.Resources;
 import beam.codec.FrameCodec;
 import beam.config.Environment;
 import beam.node.AcceleratorProbe;
+import beam.protocol.ResourceJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -47,7 +48,7 @@ final class HostProbe {
      */
     static Resources resources(DaemonConfig config, String nodeIp, boolean head,
                                             Map<String, NodeAccelerator> accelerators) {
-        Resources r = Resources.fromJson(parseResources(config.resourcesJson()), "--resources");
+        Resources r = Resources.of(ResourceJson.read(parseResources(config.resourcesJson()), "--resources"), "--resources");
         long unit = Resources.UNIT;
         int cpus = config.numCpus() != null ? config.numCpus() : Runtime.getRuntime().availableProcessors();
         r.set("CPU", (long) cpus * unit);

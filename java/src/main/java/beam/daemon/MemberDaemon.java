@@ -83,7 +83,7 @@ public final class MemberDaemon implements RunningDaemon {
         }
         HostFacts facts = HostFactsCollector.collect(nodeIp, node.accelerators, config.environment(), probePort, probeError);
         return new LinkMessage.Join(1, Protocol.VERSION, null, nodeId, nodeIp, HostProbe.hostname(),
-                session.dir().toString(), HostProbe.resources(config, nodeIp, false, node.accelerators).toJson(),
+                session.dir().toString(), HostProbe.resources(config, nodeIp, false, node.accelerators).amounts(), null,
                 NodeAccelerator.describeAll(node.accelerators), node.labels, facts);
     }
 

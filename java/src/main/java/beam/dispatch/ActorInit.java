@@ -5,6 +5,8 @@ import beam.cluster.Resources;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.protocol.Frames;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** Builds the {@code actor_init} frame a new worker receives after its hello. */
@@ -26,10 +28,19 @@ final class ActorInit {
         h.put("pg_id", actor.groupId());
         h.put("bundle_index", actor.bundleIndex());
         h.set("resources", assigned(actor));
-        h.set("runtime_env", actor.options().runtimeEnv());
+        h.set("runtime_env", runtimeEnv(actor));
         h.put("max_concurrency", actor.options().maxConcurrency());
         h.put("is_async", actor.options().isAsync());
         return new Frame(h, actor.createPayload());
+    }
+
+    /** The actor's runtime_env as the driver gave it; the request's parser read it once, so it reads again. */
+    private static JsonNode runtimeEnv(ActorRecord actor) {
+        try {
+            return FrameCodec.json().readTree(actor.options().runtimeEnv().json());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the runtime_env of actor " + actor.id() + " no longer reads", e);
+        }
     }
 
     /**

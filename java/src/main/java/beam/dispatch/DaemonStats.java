@@ -22,7 +22,7 @@ final class DaemonStats {
         o.put("threads", ManagementFactory.getThreadMXBean().getThreadCount());
         o.put("actors", cluster.actorCount());
         o.put("dead_actor_tombstones", cluster.tombstoneCount());
-        o.put("placement_groups", cluster.groups().size());
+        o.put("placement_groups", cluster.groupCount());
         return o;
     }
 }

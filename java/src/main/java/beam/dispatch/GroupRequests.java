@@ -1,7 +1,7 @@
 package beam.dispatch;
 
 import beam.cluster.Client;
-import beam.cluster.PlacementGroups;
+import beam.cluster.Cluster;
 import beam.cluster.RequestException;
 import beam.cluster.Resources;
 import beam.codec.Frame;
@@ -22,11 +22,11 @@ final class GroupRequests {
     private GroupRequests() {
     }
 
-    static void create(Request.PgCreate p, Client me, PlacementGroups groups, FrameSink out)
+    static void create(Request.PgCreate p, Client me, Cluster cluster, FrameSink out)
             throws RequestException, BadRequest {
         try {
             List<Resources> bundles = OptionsParser.bundles(p.rid(), p.bundles());
-            groups.create(me, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(), bundles,
+            cluster.createGroup(me, p.pgId(), p.name() == null ? "" : p.name(), p.strategy(), bundles,
                     OptionsParser.bundleSelectors(p.rid(), p.bundleLabelSelector(), bundles.size()), p.detached());
         } catch (RequestException | BadRequest e) {
             if (p.rid() >= 0) throw e;
@@ -36,9 +36,9 @@ final class GroupRequests {
         if (p.rid() >= 0) out.send(new Frame(Frames.ok(p.rid())));
     }
 
-    static void remove(Request.PgRemove p, PlacementGroups groups, FrameSink out) throws RequestException {
+    static void remove(Request.PgRemove p, Cluster cluster, FrameSink out) throws RequestException {
         try {
-            groups.remove(p.pgId());
+            cluster.removeGroup(p.pgId());
         } catch (RequestException e) {
             if (p.rid() >= 0) throw e;
             ObjectNode warning = Frames.header("warning");
@@ -49,13 +49,13 @@ final class GroupRequests {
         if (p.rid() >= 0) out.send(new Frame(Frames.ok(p.rid())));
     }
 
-    static void table(Request.PgTable p, PlacementGroups groups, FrameSink out) throws RequestException {
+    static void table(Request.PgTable p, Cluster cluster, FrameSink out) throws RequestException {
         if (p.pgId() == null) { // every group: compact rows (views.GroupViews)
-            out.send(Frames.okWithBody(p.rid(), GroupViews.rows(groups.tableAll())));
+            out.send(Frames.okWithBody(p.rid(), GroupViews.rows(cluster.allGroups())));
             return;
         }
         ObjectNode reply = Frames.ok(p.rid());
-        reply.set("table", GroupViews.entry(groups.table(p.pgId())));
+        reply.set("table", GroupViews.entry(cluster.group(p.pgId())));
         out.send(new Frame(reply));
     }
 }

@@ -4,6 +4,8 @@ import beam.cluster.ActorOptions;
 import beam.cluster.LabelSelector;
 import beam.cluster.NodeAffinity;
 import beam.cluster.Resources;
+import beam.cluster.RuntimeEnv;
+import beam.protocol.ResourceJson;
 import beam.protocol.Request.BadRequest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,7 +24,7 @@ final class OptionsParser {
 
     static ActorOptions parse(long rid, ObjectNode o) throws BadRequest {
         try {
-            Resources request = Resources.fromJson(o.get("resources"), "resources");
+            Resources request = resources(o.get("resources"), "resources");
             for (String reserved : List.of("CPU", "GPU")) {
                 if (request.get(reserved) > 0) {
                     throw new IllegalArgumentException("Use the num_cpus and num_gpus options instead of specifying \""
@@ -52,8 +54,7 @@ final class OptionsParser {
                     env.put(e.getKey(), e.getValue().asText());
                 }
             }
-            JsonNode re = o.get("runtime_env");
-            ObjectNode runtimeEnv = re instanceof ObjectNode obj ? obj : o.objectNode();
+            RuntimeEnv runtimeEnv = o.get("runtime_env") instanceof ObjectNode re ? new RuntimeEnv(re.toString()) : RuntimeEnv.NONE;
             int maxConcurrency = o.path("max_concurrency").asInt(1);
             if (maxConcurrency < 1) throw new IllegalArgumentException("max_concurrency must be >= 1");
             List<String> methods = new ArrayList<>();
@@ -148,13 +149,18 @@ final class OptionsParser {
         return Resources.toUnits(v.asDouble());
     }
 
+    /** A resource map of a request: its shape read off the wire, its amounts checked by the domain. */
+    private static Resources resources(JsonNode json, String what) {
+        return Resources.of(ResourceJson.read(json, what), what);
+    }
+
     /** The {@code bundles} of {@code pg_create}, each a resource map. */
     static List<Resources> bundles(long rid, JsonNode list) throws BadRequest {
         List<Resources> out = new ArrayList<>();
         int i = 0;
         for (JsonNode b : list) {
             try {
-                out.add(Resources.fromJson(b, "bundle " + i));
+                out.add(resources(b, "bundle " + i));
             } catch (IllegalArgumentException e) {
                 throw new BadRequest(rid, "pg_create: " + e.getMessage());
             }

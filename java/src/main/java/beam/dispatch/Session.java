@@ -209,11 +209,11 @@ public final class Session implements FramedClient {
                 ActorRecord actor = cluster.actorByName(g.name(), g.namespace() != null ? g.namespace() : namespace);
                 out.send(ActorHandle.reply(g.rid(), actor));
             }
-            case Request.PgCreate p -> GroupRequests.create(p, this, cluster.groups(), out);
-            case Request.PgRemove p -> GroupRequests.remove(p, cluster.groups(), out);
-            case Request.PgTable p -> GroupRequests.table(p, cluster.groups(), out);
+            case Request.PgCreate p -> GroupRequests.create(p, this, cluster, out);
+            case Request.PgRemove p -> GroupRequests.remove(p, cluster, out);
+            case Request.PgTable p -> GroupRequests.table(p, cluster, out);
             case Request.PgWatch p -> {
-                cluster.groups().watch(this, p.pgId());
+                cluster.watchGroup(this, p.pgId());
                 out.send(new Frame(Frames.ok(p.rid())));
             }
             case Request.ClusterState s -> out.send(Frames.okWithBody(s.rid(), ClusterViews.state(cluster)));

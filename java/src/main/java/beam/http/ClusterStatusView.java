@@ -6,6 +6,7 @@ import beam.cluster.GroupSnapshot;
 import beam.cluster.GroupState;
 import beam.cluster.NodeSnapshot;
 import beam.cluster.Resources;
+import beam.protocol.ResourceJson;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -48,7 +49,7 @@ final class ClusterStatusView {
             pending++;
             ObjectNode d = pg.addObject();
             ArrayNode bundles = d.putArray("bundles");
-            g.bundles().forEach(b -> bundles.add(b.toJson()));
+            g.bundles().forEach(b -> bundles.add(ResourceJson.write(b.amounts())));
             d.put("strategy", g.strategy());
             d.put("count", 1);
             d.put("beamWaitingReason", g.waitingReason());

@@ -5,7 +5,6 @@ import beam.util.DeviceTelemetry;
 import beam.util.HostFacts;
 import beam.util.NodeQuestion;
 import beam.util.ProcessContext;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,16 +35,19 @@ public sealed interface LinkMessage {
     /**
      * A node's first frame. Read leniently (absent fields are null, -1 or empty), because the
      * head checks them itself in the order that refuses a stranger before it reads any more
-     * (link/HeadGate); {@code resources} stays JSON for the same reason, and the kinds of
+     * (link/HeadGate). {@code resources}: the node's resource amounts by name (the head checks
+     * the amounts); when they are no object of numbers they are empty and {@code badResources}
+     * says why, for the head to refuse the join with once the token is proven. The kinds of
      * {@code accelerators} are checked by the head ({@code cluster/NodeAccelerator.of}; null
      * when the node sent something other than an object).
      * {@code labels}: the node's labels but its id (a label that is not text is left out here
      * and its syntax is checked by the head). {@code facts}: its host as it found it at start.
      */
     record Join(long rid, int proto, String auth, String nodeId, String nodeIp, String hostname, String sessionDir,
-                JsonNode resources, Map<String, HostFacts.Accelerator> accelerators, Map<String, String> labels,
-                HostFacts facts) implements LinkMessage {
+                Map<String, Double> resources, String badResources, Map<String, HostFacts.Accelerator> accelerators,
+                Map<String, String> labels, HostFacts facts) implements LinkMessage {
         public Join {
+            resources = resources == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(resources));
             if (accelerators != null) accelerators = Collections.unmodifiableMap(new LinkedHashMap<>(accelerators));
             labels = labels == null ? Map.of() : Map.copyOf(labels);
             if (facts == null) facts = HostFacts.NONE;

@@ -10,6 +10,7 @@ import beam.cluster.NodeAccelerator;
 import beam.cluster.Resources;
 import beam.codec.FrameCodec;
 import beam.protocol.FactsCodec;
+import beam.protocol.ResourceJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -86,8 +87,8 @@ public final class ClusterViews {
                 available.add(n.available());
             }
         }
-        s.set("total", total.toJson());
-        s.set("available", available.toJson());
+        s.set("total", ResourceJson.write(total.amounts()));
+        s.set("available", ResourceJson.write(available.amounts()));
         s.put("namespace", namespace);
         ArrayNode keys = s.putArray("ray_node_keys");
         RAY_NODE_KEYS.forEach(keys::add);
@@ -123,7 +124,7 @@ public final class ClusterViews {
 
     /** A node's {@code Resources} (total) or {@code Available}: empty once it is dead. */
     public static ObjectNode resources(NodeSnapshot n, Resources r) {
-        return n.alive() ? r.toJson() : F.objectNode();
+        return n.alive() ? ResourceJson.write(r.amounts()) : F.objectNode();
     }
 
     static ObjectNode node(NodeSnapshot n) {
@@ -172,7 +173,7 @@ public final class ClusterViews {
         o.set("accelerator_ids", FrameCodec.json().valueToTree(a.deviceIds()));
         o.put("placement_group_id", a.groupId());
         o.put("bundle_index", a.bundleIndex());
-        o.set("resources", a.request().toJson());
+        o.set("resources", ResourceJson.write(a.request().amounts()));
         if (a.deathMessage() != null) o.put("death_message", a.deathMessage());
         if (a.waitingReason() != null) o.put("beam_waiting_reason", a.waitingReason());
         o.put("job_id", a.jobId());

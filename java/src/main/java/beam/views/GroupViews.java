@@ -4,6 +4,7 @@ import beam.cluster.GroupSnapshot;
 import beam.cluster.GroupState;
 import beam.cluster.Resources;
 import beam.codec.FrameCodec;
+import beam.protocol.ResourceJson;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -41,7 +42,7 @@ public final class GroupViews {
         ObjectNode bundles = e.putObject("bundles");
         ObjectNode toNode = e.putObject("bundles_to_node_id");
         for (int i = 0; i < g.bundles().size(); i++) {
-            bundles.set(String.valueOf(i), g.bundles().get(i).toJson());
+            bundles.set(String.valueOf(i), ResourceJson.write(g.bundles().get(i).amounts()));
             if (g.bundleNodes().get(i) != null) toNode.put(String.valueOf(i), g.bundleNodes().get(i));
         }
         e.put("strategy", g.strategy());
@@ -112,7 +113,7 @@ public final class GroupViews {
         g.writeString(pg.strategy());
         g.writeString(pg.state().name());
         g.writeStartArray();
-        for (Resources b : pg.bundles()) b.write(g);
+        for (Resources b : pg.bundles()) ResourceJson.write(b.amounts(), g);
         g.writeEndArray();
         g.writeStartArray();
         for (String node : pg.bundleNodes()) {

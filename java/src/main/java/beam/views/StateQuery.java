@@ -17,8 +17,10 @@ import java.util.TreeSet;
  * {@code ListApiResponse}: the rows kept (at most {@code limit}), how many matched
  * ({@code num_filtered}) and how many the table holds ({@code total}). Filter values are
  * coerced to the column's type as Ray does (ints, floats, {@code true/false/1/0} for bools);
- * text compares case-insensitively. Rows are built one record at a time and only the kept ones
- * are held, so a small page of a huge table costs a scan, not a copy.
+ * text compares case-insensitively. The snapshot under it holds one small record per actor
+ * (taken under the cluster's lock, which a query never holds); rows are built from those records
+ * one at a time and only the kept ones are held, so a small page of a huge table builds a
+ * small page of JSON.
  */
 public record StateQuery(String table, List<Filter> filters, int limit, boolean detail) {
     public static final int DEFAULT_LIMIT = 100;

@@ -4,6 +4,7 @@ import beam.cluster.ActorHistory;
 import beam.cluster.ActorSnapshot;
 import beam.cluster.ClusterSnapshot;
 import beam.cluster.GroupSnapshot;
+import beam.protocol.ResourceJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -68,7 +69,7 @@ final class StateRows {
             ObjectNode b = bundles.addObject();
             b.put("bundle_id", g.id() + "_" + i);
             b.put("node_id", g.bundleNodes().get(i));
-            b.set("unit_resources", g.bundles().get(i).toJson());
+            b.set("unit_resources", ResourceJson.write(g.bundles().get(i).amounts()));
         }
         return bundles;
     }

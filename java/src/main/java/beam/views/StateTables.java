@@ -12,6 +12,7 @@ import beam.cluster.GroupSnapshot;
 import beam.cluster.NodeAccelerator;
 import beam.cluster.NodeSnapshot;
 import beam.protocol.FactsCodec;
+import beam.protocol.ResourceJson;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +74,7 @@ public final class StateTables {
             .integer("pid", BASE_FILTERABLE, ActorSnapshot::pid)
             .text("ray_namespace", BASE_FILTERABLE, a -> StateRows.orEmpty(a.namespace()))
             .text("serialized_runtime_env", DETAIL, a -> "{}")
-            .json("required_resources", DETAIL, a -> a.request().toJson())
+            .json("required_resources", DETAIL, a -> ResourceJson.write(a.request().amounts()))
             .json("death_cause", DETAIL, StateRows::deathCause)
             .bool("is_detached", DETAIL, ActorSnapshot::detached)
             .text("placement_group_id", DETAIL_FILTERABLE, ActorSnapshot::groupId)

@@ -3,9 +3,6 @@ package beam.cluster;
 import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.Frame;
-import beam.codec.FrameCodec;
-import beam.dispatch.WireFrame;
 import beam.util.Ids;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +27,7 @@ class CallRecordsTest {
     private String startingActor(int maxConcurrency) throws RequestException {
         String id = Ids.randomHex(16);
         ActorOptions options = new ActorOptions(new Resources().set("CPU", Resources.UNIT), null, -1, Map.of(),
-                FrameCodec.json().createObjectNode(), maxConcurrency, false, false, List.of());
+                RuntimeEnv.NONE, maxConcurrency, false, false, List.of());
         cluster.createActor(owner, id, "Worker", null, "ns", options, new byte[0], false);
         cluster.onActorProcessStarted(id, 4242);
         cluster.onWorkerHello(id, new FakeNodes.RecordingClient());
@@ -39,12 +36,12 @@ class CallRecordsTest {
 
     private String call(String actorId, String method, String label) {
         String oid = Ids.randomHex(28);
-        cluster.call(owner, actorId, oid, method, label, new WireFrame(new Frame(FrameCodec.json().createObjectNode())));
+        cluster.call(owner, actorId, oid, method, label, new FakeNodes.Message(oid));
         return oid;
     }
 
     private void result(String actorId, String oid, boolean ok) {
-        cluster.onResult(actorId, oid, ok, new WireFrame(new Frame(FrameCodec.json().createObjectNode())));
+        cluster.onResult(actorId, oid, ok, new FakeNodes.Message(oid));
     }
 
     private static CallSnapshot byTask(ClusterSnapshot s, String oid) {

@@ -3,10 +3,6 @@ package beam.cluster;
 import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.Frame;
-import beam.codec.FrameCodec;
-import beam.dispatch.WireFrame;
-import beam.protocol.Frames;
 import beam.util.Ids;
 import java.util.Collections;
 import java.util.List;
@@ -38,7 +34,7 @@ class ClusterIndexTest {
 
     private static ActorOptions on(Node node) {
         return new ActorOptions(new Resources().set("node:" + node.ip, Resources.toUnits(0.01)), null, -1, Map.of(),
-                FrameCodec.json().createObjectNode(), 1, false, false, List.of());
+                RuntimeEnv.NONE, 1, false, false, List.of());
     }
 
     /** An actor on {@code node}, started, its worker connected; ALIVE unless {@code ready} is false. */
@@ -53,16 +49,23 @@ class ClusterIndexTest {
 
     private static String call(Cluster cluster, Client caller, String actorId) {
         String oid = Ids.randomHex(28);
-        cluster.call(caller, actorId, oid, "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
+        cluster.call(caller, actorId, oid, "m", null, new FakeNodes.Message(oid));
         return oid;
     }
 
-    private static List<String> oids(FakeNodes.RecordingClient client, String op) {
-        return client.frames(op).stream().map(f -> f.header().get("oid").asText()).toList();
+    /** The oids of the calls a worker was told to run. */
+    private static List<String> runCalls(FakeNodes.RecordingClient worker) {
+        return worker.events(ClientEvent.RunCall.class).stream().map(ClientEvent.RunCall::oid).toList();
+    }
+
+    /** The oids of every answer a caller got: forwarded results and failures alike. */
+    private static List<String> answered(FakeNodes.RecordingClient caller) {
+        return caller.answers().stream().map(e -> e instanceof ClientEvent.Failure f ? f.oid()
+                : ((FakeNodes.Message) ((ClientEvent.CallResult) e).result()).oid()).toList();
     }
 
     private void result(String actorId, String oid) {
-        cluster.onResult(actorId, oid, true, new WireFrame(new Frame(Frames.header("result").put("oid", oid).put("status", "ok"))));
+        cluster.onResult(actorId, oid, true, new FakeNodes.Message(oid));
     }
 
     @Test
@@ -85,11 +88,11 @@ class ClusterIndexTest {
         assertThat(cluster.index.calledBy(staying)).extracting(ActorRecord::id).containsExactlyInAnyOrder(alive, starting);
         result(alive, leavingInFlight);
         result(alive, stayingInFlight);
-        assertThat(leaving.frames("result")).isEmpty(); // no longer waited for: not told
-        assertThat(oids(staying, "result")).containsExactly(stayingInFlight);
+        assertThat(leaving.answers()).isEmpty(); // no longer waited for: not told
+        assertThat(answered(staying)).containsExactly(stayingInFlight);
         cluster.onActorReady(starting, "");
-        assertThat(oids(startingWorker, "call")).containsExactly(stayingQueued).doesNotContain(leavingQueued);
-        assertThat(oids(aliveWorker, "call")).containsExactly(leavingInFlight, stayingInFlight); // sent before it left
+        assertThat(runCalls(startingWorker)).containsExactly(stayingQueued).doesNotContain(leavingQueued);
+        assertThat(runCalls(aliveWorker)).containsExactly(leavingInFlight, stayingInFlight); // sent before it left
     }
 
     @Test
@@ -103,7 +106,7 @@ class ClusterIndexTest {
         cluster.onClientGone(second);
         assertThat(cluster.index.calledBy(first)).extracting(ActorRecord::id).containsExactly(id);
         result(id, again);
-        assertThat(oids(first, "result")).containsExactly(again);
+        assertThat(answered(first)).containsExactly(again);
     }
 
     @Test
@@ -132,13 +135,12 @@ class ClusterIndexTest {
 
         cluster.onNodeLost(a.id, "test");
 
-        List<String> failed = oids(driver, "result");
-        assertThat(failed).containsExactly(inFlightOnA);
-        assertThat(driver.frames("result").getFirst().header().get("message").asText()).contains("10.0.0.1");
+        assertThat(answered(driver)).containsExactly(inFlightOnA);
+        assertThat(driver.events(ClientEvent.Failure.class).getFirst().message()).contains("10.0.0.1");
         assertThat(cluster.liveActors()).extracting(ActorRecord::id).containsExactly(onB);
         assertThat(cluster.actors()).extracting(ActorRecord::id).doesNotContain(onA, startingOnA); // retired with the node
         String toB = call(cluster, driver, onB);
-        assertThat(oids(workerOnB, "call")).containsExactly(toB);
+        assertThat(runCalls(workerOnB)).containsExactly(toB);
         cluster.onNodeLost(b.id, "test");
         assertThat(cluster.actorCount()).isZero();
         assertThat(cluster.index.keys()).isZero(); // owner, node and caller entries left with the actors
@@ -161,12 +163,12 @@ class ClusterIndexTest {
         cluster.onClientGone(leaving);
 
         assertThat(groups.table(tooBig).state()).isEqualTo(GroupState.REMOVED);
-        assertThat(staying.frames("pg_removed")).hasSize(1); // it watched the departed owner's group
+        assertThat(staying.events(ClientEvent.GroupRemoved.class)).extracting(ClientEvent.GroupRemoved::groupId).containsExactly(tooBig); // it watched the departed owner's group
         assertThat(groups.table(othersPending).state()).isEqualTo(GroupState.PENDING);
         assertThat(groups.table(placed).state()).isEqualTo(GroupState.CREATED);
         groups.remove(othersPending);
-        assertThat(leaving.frames("pg_removed")).isEmpty(); // it left before: not told
-        assertThat(staying.frames("pg_removed")).hasSize(2);
+        assertThat(leaving.events(ClientEvent.GroupRemoved.class)).isEmpty(); // it left before: not told
+        assertThat(staying.events(ClientEvent.GroupRemoved.class)).extracting(ClientEvent.GroupRemoved::groupId).containsExactly(tooBig, othersPending);
         groups.remove(placed);
         assertThat(groups.index.keys()).isZero();
     }

@@ -3,7 +3,6 @@ package beam.cluster;
 import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.FrameCodec;
 import beam.util.Ids;
 import beam.util.NodeQuestion;
 import java.util.List;
@@ -32,7 +31,7 @@ class ClusterPointQueriesTest {
     private String actorWithPid(long pid) throws RequestException {
         String id = Ids.randomHex(16);
         ActorOptions options = new ActorOptions(new Resources().set("CPU", Resources.UNIT), null, -1, Map.of(),
-                FrameCodec.json().createObjectNode(), 1, false, false, List.of());
+                RuntimeEnv.NONE, 1, false, false, List.of());
         cluster.createActor(owner, id, "Worker", null, "ns", options, new byte[0], false);
         cluster.onActorProcessStarted(id, pid);
         return id;

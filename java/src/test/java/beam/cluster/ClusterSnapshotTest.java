@@ -4,9 +4,6 @@ import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import beam.codec.Frame;
-import beam.codec.FrameCodec;
-import beam.dispatch.WireFrame;
 import beam.util.Ids;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +31,7 @@ class ClusterSnapshotTest {
     private String aliveActor() throws RequestException {
         String id = Ids.randomHex(16);
         ActorOptions options = new ActorOptions(new Resources().set("CPU", Resources.UNIT), null, -1, Map.of(),
-                FrameCodec.json().createObjectNode(), 1, false, false, List.of());
+                RuntimeEnv.NONE, 1, false, false, List.of());
         cluster.createActor(owner, id, "Worker", "w1", "ns", options, new byte[0], false);
         cluster.onActorProcessStarted(id, 4242);
         cluster.onWorkerHello(id, new FakeNodes.RecordingClient());
@@ -45,7 +42,8 @@ class ClusterSnapshotTest {
     @Test
     void nodesActorsAndCallsAreCopiedAsTheyWere() throws Exception {
         String actorId = aliveActor();
-        cluster.call(owner, actorId, Ids.randomHex(28), "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode())));
+        String oid = Ids.randomHex(28);
+        cluster.call(owner, actorId, oid, "m", null, new FakeNodes.Message(oid));
         ClusterSnapshot before = cluster.snapshot();
 
         cluster.kill(actorId);

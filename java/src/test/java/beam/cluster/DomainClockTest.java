@@ -29,7 +29,7 @@ class DomainClockTest {
     }
 
     private int warnings() {
-        return owner.frames("pg_waiting").size();
+        return owner.events(ClientEvent.GroupWaiting.class).size();
     }
 
     @Test
@@ -49,7 +49,7 @@ class DomainClockTest {
                 .isEqualTo(2.0 * WARN_EVERY_MILLIS / 1_000);
 
         cluster.addNode(FakeNodes.node("10.0.0.2", 0, 2, new FakeNodes.Link(), false));
-        assertThat(owner.frames("pg_ready")).as("placed once a node that holds it joins").hasSize(1);
+        assertThat(owner.events(ClientEvent.GroupReady.class)).as("placed once a node that holds it joins").hasSize(1);
         clock.advance(3 * WARN_EVERY_MILLIS);
         assertThat(warnings()).as("a placed group is not warned about").isEqualTo(3);
         assertThat(cluster.groups().table("pg1").creationLatencyMs()).as("placing it took 20 s of the cluster's clock")

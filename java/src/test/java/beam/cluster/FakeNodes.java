@@ -1,18 +1,19 @@
 package beam.cluster;
 
-import beam.codec.Frame;
-import beam.dispatch.FramedClient;
 import beam.util.ProcessContext;
 import beam.util.NodeQuestion;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Test doubles: a node link that records starts and kills, and a client that records pushes. */
-final class FakeNodes {
+/**
+ * Test doubles: a node link that records starts and kills, and a client that records what it is
+ * told. Public for the views tests, which read a cluster built from them.
+ */
+public final class FakeNodes {
     private FakeNodes() {
     }
 
-    static final class Link implements NodeControl {
+    public static final class Link implements NodeControl {
         final List<ActorRecord> started = new ArrayList<>();
         final List<ActorRecord> killed = new ArrayList<>();
 
@@ -35,20 +36,88 @@ final class FakeNodes {
         }
     }
 
-    static final class RecordingClient implements FramedClient {
-        final List<Frame> pushed = new ArrayList<>();
+    /**
+     * A message a test hands the domain to forward (a call, a result); {@code oid} lets a test
+     * tell which one arrived, though the domain never reads it.
+     */
+    public record Message(String oid) implements Forwarded {
+    }
+
+    /** A client that records every event the domain tells it, in order. */
+    public static final class RecordingClient implements Client {
+        private final List<ClientEvent> events = new ArrayList<>();
+
+        private synchronized void record(ClientEvent event) {
+            events.add(event);
+        }
+
+        synchronized List<ClientEvent> events() {
+            return List.copyOf(events);
+        }
+
+        /** The events of one kind, in order. */
+        synchronized <E extends ClientEvent> List<E> events(Class<E> kind) {
+            return events.stream().filter(kind::isInstance).map(kind::cast).toList();
+        }
+
+        /** Every answer to a call this client made, in order: a forwarded result or a failure (each a result frame on the wire). */
+        synchronized List<ClientEvent> answers() {
+            return events.stream().filter(e -> e instanceof ClientEvent.CallResult || e instanceof ClientEvent.Failure).toList();
+        }
+
+        /** The oids of the forwarded results this client got, in order. */
+        List<String> resultOids() {
+            return events(ClientEvent.CallResult.class).stream().map(r -> ((FakeNodes.Message) r.result()).oid()).toList();
+        }
 
         @Override
-        public synchronized void push(Frame frame) {
-            pushed.add(frame);
+        public void runCall(String oid, String method, Forwarded call) {
+            record(new ClientEvent.RunCall(oid, method, call));
         }
 
-        synchronized List<String> ops() {
-            return pushed.stream().map(Frame::op).toList();
+        @Override
+        public void callResult(Forwarded result) {
+            record(new ClientEvent.CallResult(result));
         }
 
-        synchronized List<Frame> frames(String op) {
-            return pushed.stream().filter(f -> f.op().equals(op)).toList();
+        @Override
+        public void actorDied(String oid, String deathMessage) {
+            record(new ClientEvent.ActorDied(oid, deathMessage));
+        }
+
+        @Override
+        public void actorUnschedulable(String oid, String reason) {
+            record(new ClientEvent.ActorUnschedulable(oid, reason));
+        }
+
+        @Override
+        public void noSuchActor(String oid, String message) {
+            record(new ClientEvent.NoSuchActor(oid, message));
+        }
+
+        @Override
+        public void actorLog(Forwarded log) {
+            record(new ClientEvent.ActorLog(log));
+        }
+
+        @Override
+        public void warning(String message) {
+            record(new ClientEvent.Warning(message));
+        }
+
+        @Override
+        public void groupReady(String groupId) {
+            record(new ClientEvent.GroupReady(groupId));
+        }
+
+        @Override
+        public void groupRemoved(String groupId) {
+            record(new ClientEvent.GroupRemoved(groupId));
+        }
+
+        @Override
+        public void groupWaiting(String groupId, String message) {
+            record(new ClientEvent.GroupWaiting(groupId, message));
         }
 
         @Override
@@ -77,7 +146,7 @@ final class FakeNodes {
         }
     }
 
-    static Node node(String ip, int gpus, int cpus, Link link, boolean head) {
+    public static Node node(String ip, int gpus, int cpus, Link link, boolean head) {
         Resources r = new Resources().set("GPU", gpus * Resources.UNIT).set("CPU", cpus * Resources.UNIT)
                 .set("node:" + ip, Resources.UNIT);
         List<String> ids = new ArrayList<>();

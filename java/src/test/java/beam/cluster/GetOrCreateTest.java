@@ -4,7 +4,6 @@ import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import beam.codec.FrameCodec;
 import beam.util.Ids;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +31,7 @@ class GetOrCreateTest {
 
     private ActorRecord create(String name, boolean getIfExists) throws RequestException {
         ActorOptions options = new ActorOptions(new Resources(), null, -1, Map.of(),
-                FrameCodec.json().createObjectNode(), 1, false, true, List.of());
+                RuntimeEnv.NONE, 1, false, true, List.of());
         return cluster.createActor(owner, Ids.randomHex(16), "Keeper", name, "ns", options, new byte[0], getIfExists);
     }
 

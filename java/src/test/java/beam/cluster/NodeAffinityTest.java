@@ -3,11 +3,7 @@ package beam.cluster;
 import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.Frame;
-import beam.codec.FrameCodec;
-import beam.dispatch.WireFrame;
 import beam.util.Ids;
-import beam.views.GroupViews;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,7 +34,7 @@ class NodeAffinityTest {
 
     private static ActorOptions options(double gpus, NodeAffinity affinity, boolean spread) {
         return new ActorOptions(new Resources().set("GPU", Resources.toUnits(gpus)), null, -1, Map.of(),
-                FrameCodec.json().createObjectNode(), 1, false, false, List.of(), affinity, spread);
+                RuntimeEnv.NONE, 1, false, false, List.of(), affinity, spread);
     }
 
     private String create(ActorOptions options) throws RequestException {
@@ -47,10 +43,11 @@ class NodeAffinityTest {
         return id;
     }
 
-    private Frame call(String actorId) {
-        cluster.call(driver, actorId, Ids.randomHex(28), "m", null,
-                new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
-        return driver.frames("result").getLast();
+    /** What the driver was answered for a call to {@code actorId}. */
+    private ClientEvent call(String actorId) {
+        String oid = Ids.randomHex(28);
+        cluster.call(driver, actorId, oid, "m", null, new FakeNodes.Message(oid));
+        return driver.answers().getLast();
     }
 
     private ActorRecord started(String id) {
@@ -79,9 +76,8 @@ class NodeAffinityTest {
                 options(3, new NodeAffinity(c.id, false), false))) {
             String id = create(o);
             assertThat(started(id)).isNull();
-            Frame result = call(id);
-            assertThat(result.header().get("kind").asText()).isEqualTo("ActorUnschedulableError");
-            assertThat(result.header().get("message").asText()).isEqualTo(NodeAffinity.UNSCHEDULABLE);
+            assertThat(call(id)).isInstanceOfSatisfying(ClientEvent.ActorUnschedulable.class,
+                    unschedulable -> assertThat(unschedulable.message()).isEqualTo(NodeAffinity.UNSCHEDULABLE));
         }
     }
 
@@ -90,7 +86,7 @@ class NodeAffinityTest {
         create(options(4, new NodeAffinity(b.id, false), false));
         String waiting = create(options(1, new NodeAffinity(b.id, false), false));
         cluster.onNodeLost(b.id, "test kill");
-        assertThat(call(waiting).header().get("kind").asText()).isEqualTo("ActorUnschedulableError");
+        assertThat(call(waiting)).isInstanceOf(ClientEvent.ActorUnschedulable.class);
     }
 
     @Test
@@ -120,10 +116,12 @@ class NodeAffinityTest {
                 List.of(new Resources().set("GPU", 4 * Resources.UNIT)), false);
         String busy = Ids.randomHex(18);
         cluster.groups().create(driver, busy, "", "STRICT_PACK", List.of(new Resources().set("GPU", 4 * Resources.UNIT)), false);
-        assertThat(GroupViews.stats(cluster.groups().table(infeasible)).get("scheduling_state").asText()).isEqualTo("INFEASIBLE");
+        // views/GroupViews names these Ray's scheduling_state (INFEASIBLE, NO_RESOURCES, FINISHED): GroupStatsTest
         assertThat(cluster.groups().table(infeasible).state()).isEqualTo(GroupState.PENDING);
-        assertThat(GroupViews.stats(cluster.groups().table(busy)).get("scheduling_state").asText()).isEqualTo("NO_RESOURCES");
+        assertThat(cluster.groups().table(infeasible).infeasible()).isTrue();
+        assertThat(cluster.groups().table(busy).state()).isEqualTo(GroupState.PENDING);
+        assertThat(cluster.groups().table(busy).infeasible()).isFalse();
         cluster.addNode(FakeNodes.node("10.0.0.9", 8, 8, link, false));
-        assertThat(GroupViews.stats(cluster.groups().table(infeasible)).get("scheduling_state").asText()).isEqualTo("FINISHED");
+        assertThat(cluster.groups().table(infeasible).state()).isEqualTo(GroupState.CREATED);
     }
 }

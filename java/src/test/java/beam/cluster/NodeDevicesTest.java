@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import beam.util.HostFacts;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -14,7 +16,7 @@ class NodeDevicesTest {
             "NPU", new NodeAccelerator(AcceleratorKind.NPU, List.of("4", "6"), null, NodeAccelerator.VISIBLE));
 
     private static Resources req(String json) throws Exception {
-        return Resources.fromJson(beam.codec.FrameCodec.json().readTree(json), "test");
+        return Resources.of(new ObjectMapper().readValue(json, new TypeReference<java.util.Map<String, Double>>() { }), "test");
     }
 
     @Test

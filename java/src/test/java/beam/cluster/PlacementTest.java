@@ -4,12 +4,7 @@ import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import beam.codec.Frame;
-import beam.codec.FrameCodec;
-import beam.dispatch.WireFrame;
 import beam.util.Ids;
-import beam.views.ClusterViews;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -62,7 +57,7 @@ class PlacementTest {
         String pg = group("PACK", gpus(6, 1));
         assertThat(nodesOf(pg)).containsExactly("10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2");
         assertThat(cluster.groups().table(pg).state()).isEqualTo(GroupState.CREATED);
-        assertThat(driver.ops()).contains("pg_ready");
+        assertThat(driver.events(ClientEvent.GroupReady.class)).extracting(ClientEvent.GroupReady::groupId).contains(pg);
     }
 
     @Test
@@ -78,7 +73,7 @@ class PlacementTest {
         assertThat(nodesOf(second)).containsOnly("10.0.0.2");
         String third = group("STRICT_PACK", gpus(4, 1));
         assertThat(cluster.groups().table(third).state()).isEqualTo(GroupState.PENDING);
-        assertThat(driver.frames("pg_waiting").getLast().header().get("message").asText()).contains("STRICT_PACK");
+        assertThat(waitingMessage()).contains("STRICT_PACK");
         cluster.groups().remove(first);
         assertThat(nodesOf(third)).containsOnly("10.0.0.1");
         cluster.groups().remove(first); // second removal is a no-op
@@ -89,14 +84,14 @@ class PlacementTest {
         assertThat(nodesOf(group("STRICT_SPREAD", gpus(3, 1)))).doesNotHaveDuplicates();
         String tooMany = group("STRICT_SPREAD", gpus(4, 0.5));
         assertThat(cluster.groups().table(tooMany).state()).isEqualTo(GroupState.PENDING);
-        assertThat(driver.frames("pg_waiting").getLast().header().get("message").asText())
+        assertThat(waitingMessage())
                 .contains("can never be placed").contains("4 distinct nodes");
     }
 
     @Test
     void infeasibleGroupIsReportedAtOnceAndPlacedWhenABigNodeJoins() throws Exception {
         String pg = group("PACK", List.of(new Resources().set("GPU", 8 * Resources.UNIT)));
-        String message = driver.frames("pg_waiting").getLast().header().get("message").asText();
+        String message = waitingMessage();
         assertThat(message).contains("can never be placed").contains("GPU").contains("4").contains("10.0.0.1");
         Node big = FakeNodes.node("10.0.0.9", 8, 8, link, false);
         cluster.addNode(big);
@@ -107,7 +102,7 @@ class PlacementTest {
     void aGroupPinnedToAnUnknownNodeIpNamesTheIpTheClusterIpsAndTheFix() throws Exception {
         String pg = group("PACK", List.of(new Resources().set("CPU", Resources.UNIT),
                 new Resources().set("CPU", Resources.UNIT).set("node:10.9.9.9", Resources.toUnits(0.001))));
-        String message = driver.frames("pg_waiting").getLast().header().get("message").asText();
+        String message = waitingMessage();
         assertThat(message).contains("can never be placed")
                 .contains("bundle 1 asks for node:10.9.9.9 but no node has IP 10.9.9.9")
                 .contains("the cluster's node IPs are 10.0.0.1, 10.0.0.2, 10.0.0.3")
@@ -120,9 +115,9 @@ class PlacementTest {
     @Test
     void anActorPinnedToAnUnknownNodeIpWarnsItsOwnerWithTheClusterIpsAndTheFix() throws Exception {
         ActorOptions pinned = new ActorOptions(new Resources().set("node:10.9.9.9", Resources.toUnits(0.001)), null, -1,
-                Map.of(), FrameCodec.json().createObjectNode(), 1, false, false, List.of());
+                Map.of(), RuntimeEnv.NONE, 1, false, false, List.of());
         cluster.createActor(driver, Ids.randomHex(16), "Pinned", null, null, pinned, new byte[0], false);
-        String warning = driver.frames("warning").getLast().header().get("message").asText();
+        String warning = driver.events(ClientEvent.Warning.class).getLast().message();
         assertThat(warning).startsWith("Actor Pinned (").contains("asks for node:10.9.9.9 but no node has IP 10.9.9.9")
                 .contains("10.0.0.1, 10.0.0.2, 10.0.0.3").contains("--node-ip-address 10.9.9.9");
     }
@@ -131,7 +126,7 @@ class PlacementTest {
     void aGroupPinnedToAKnownNodeIpThatIsFullSaysItWaitsForRoom() throws Exception {
         group("PACK", List.of(new Resources().set("CPU", 8 * Resources.UNIT).set("node:10.0.0.2", Resources.UNIT)));
         group("PACK", List.of(new Resources().set("CPU", Resources.UNIT).set("node:10.0.0.2", Resources.toUnits(0.001))));
-        String message = driver.frames("pg_waiting").getLast().header().get("message").asText();
+        String message = waitingMessage();
         assertThat(message).doesNotContain("can never be placed").doesNotContain("VLLM_HOST_IP").contains("CPU");
     }
 
@@ -164,12 +159,11 @@ class PlacementTest {
         cluster.groups().remove(pg);
         assertThat(link.killed).extracting(ActorRecord::id).containsExactly(actorId);
         cluster.onActorExited(actorId, 137, List.of(), 0);
-        ObjectNode state = ClusterViews.state(cluster);
-        assertThat(state.get("available").get("GPU").asDouble()).isEqualTo(10.0);
+        assertThat(availableGpus()).isEqualTo(10 * Resources.UNIT);
         String oid = Ids.randomHex(28);
-        cluster.call(driver, actorId, oid, "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
-        assertThat(driver.frames("result").getLast().header().get("message").asText())
-                .contains("placement group was removed");
+        cluster.call(driver, actorId, oid, "m", null, new FakeNodes.Message(oid));
+        assertThat(driver.answers().getLast()).isInstanceOfSatisfying(ClientEvent.ActorDied.class,
+                died -> assertThat(died.message()).contains("placement group was removed"));
     }
 
     @Test
@@ -177,16 +171,27 @@ class PlacementTest {
         String actorId = Ids.randomHex(16);
         cluster.createActor(driver, actorId, "A", null, null, options(null, -1, 1), new byte[0], false);
         for (int i = 0; i < 3; i++) {
-            cluster.call(driver, actorId, Ids.randomHex(28), "m", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "m"))));
+            String oid = Ids.randomHex(28);
+            cluster.call(driver, actorId, oid, "m", null, new FakeNodes.Message(oid));
         }
         cluster.onActorExited(actorId, 128 + 9, List.of("Traceback", "MemoryError"), 1);
-        List<String> messages = driver.frames("result").stream().map(f -> f.header().get("message").asText()).toList();
+        assertThat(driver.answers()).hasSize(3).allSatisfy(a -> assertThat(a).isInstanceOf(ClientEvent.ActorDied.class));
+        List<String> messages = driver.events(ClientEvent.Failure.class).stream().map(ClientEvent.Failure::message).toList();
         assertThat(messages).hasSize(3).allSatisfy(m -> assertThat(m).contains("SIGKILL").contains("OOM killer").contains("MemoryError"));
-        assertThat(ClusterViews.state(cluster).get("available").get("GPU").asDouble()).isEqualTo(10.0);
+        assertThat(availableGpus()).isEqualTo(10 * Resources.UNIT);
     }
 
     private static ActorOptions options(String pg, int bundle, double gpus) {
         return new ActorOptions(new Resources().set("GPU", Resources.toUnits(gpus)), pg, bundle, Map.of(),
-                FrameCodec.json().createObjectNode(), 1, false, false, List.of());
+                RuntimeEnv.NONE, 1, false, false, List.of());
+    }
+
+    private String waitingMessage() {
+        return driver.events(ClientEvent.GroupWaiting.class).getLast().message();
+    }
+
+    /** The GPUs free on the live nodes (ray.available_resources()'s "GPU", in units). */
+    private long availableGpus() {
+        return cluster.snapshot().nodes().stream().filter(NodeSnapshot::alive).mapToLong(n -> n.available().get("GPU")).sum();
     }
 }

@@ -2,10 +2,6 @@ package beam.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.Frame;
-import beam.codec.FrameCodec;
-import beam.dispatch.WireFrame;
-import beam.protocol.Frames;
 import beam.util.Ids;
 import beam.util.ManualScheduler;
 import java.util.List;
@@ -35,7 +31,7 @@ class WorkerExitOrderTest {
         actorId = Ids.randomHex(16);
         cluster.createActor(driver, actorId, "A", null, null, new ActorOptions(
                 new Resources().set("CPU", Resources.UNIT), null, -1, Map.of(),
-                FrameCodec.json().createObjectNode(), 1, false, false, List.of()), new byte[0], false);
+                RuntimeEnv.NONE, 1, false, false, List.of()), new byte[0], false);
         cluster.onActorProcessStarted(actorId, 4242);
         cluster.onWorkerHello(actorId, worker);
         cluster.onActorReady(actorId, "");
@@ -43,14 +39,13 @@ class WorkerExitOrderTest {
 
     private String call() {
         String oid = Ids.randomHex(28);
-        cluster.call(driver, actorId, oid, "f", null, new WireFrame(new Frame(FrameCodec.json().createObjectNode().put("method", "f"))));
+        cluster.call(driver, actorId, oid, "f", null, new FakeNodes.Message(oid));
         return oid;
     }
 
     /** The oids of the results the driver got: answered ({@code ok}) or failed. */
     private List<String> results(boolean ok) {
-        return driver.frames("result").stream().filter(f -> f.header().path("status").asText().equals("ok") == ok)
-                .map(f -> f.header().get("oid").asText()).toList();
+        return ok ? driver.resultOids() : driver.events(ClientEvent.Failure.class).stream().map(ClientEvent.Failure::oid).toList();
     }
 
     private boolean dead() {
@@ -63,7 +58,7 @@ class WorkerExitOrderTest {
         cluster.releaseHandle(driver, actorId); // queues __ray_terminate__ behind f
         cluster.onActorExited(actorId, 0, List.of(), 0); // the reaper was first
         assertThat(results(false)).as("no call fails while the worker's connection may still hold results").isEmpty();
-        cluster.onResult(actorId, oid, true, new WireFrame(new Frame(Frames.header("result").put("oid", oid).put("status", "ok"))));
+        cluster.onResult(actorId, oid, true, new FakeNodes.Message(oid));
         assertThat(results(true)).containsExactly(oid);
         cluster.onWorkerDisconnected(actorId);
         assertThat(dead()).as("the exit applies once the connection closed").isTrue();
@@ -75,9 +70,10 @@ class WorkerExitOrderTest {
         cluster.onActorExited(actorId, 1, List.of("boom"), 0);
         assertThat(results(false)).isEmpty();
         cluster.onWorkerDisconnected(actorId);
-        assertThat(driver.frames("result")).singleElement()
-                .satisfies(f -> assertThat(f.header().get("oid").asText()).isEqualTo(oid))
-                .satisfies(f -> assertThat(f.header().get("message").asText()).contains("boom"));
+        assertThat(driver.answers()).singleElement().isInstanceOfSatisfying(ClientEvent.Failure.class, f -> {
+            assertThat(f.oid()).isEqualTo(oid);
+            assertThat(f.message()).contains("boom");
+        });
         assertThat(dead()).isTrue();
     }
 
@@ -86,10 +82,10 @@ class WorkerExitOrderTest {
         String oid = call();
         cluster.onActorExited(actorId, 137, List.of(), 0); // a child process inherited the socket
         timers.advance(Cluster.WORKER_EXIT_GRACE_MILLIS - 1);
-        assertThat(driver.frames("result")).isEmpty();
+        assertThat(driver.answers()).isEmpty();
         timers.advance(1);
-        assertThat(driver.frames("result")).singleElement()
-                .satisfies(f -> assertThat(f.header().get("oid").asText()).isEqualTo(oid));
+        assertThat(driver.answers()).singleElement()
+                .isInstanceOfSatisfying(ClientEvent.Failure.class, f -> assertThat(f.oid()).isEqualTo(oid));
         assertThat(dead()).isTrue();
     }
 
@@ -97,7 +93,7 @@ class WorkerExitOrderTest {
     void anActorKilledFirstIsDeadAtOnceAndItsExitOnlyFreesItsResources() throws Exception {
         call();
         cluster.kill(actorId);
-        assertThat(driver.frames("result")).hasSize(1);
+        assertThat(driver.answers()).hasSize(1);
         cluster.onActorExited(actorId, 137, List.of(), 0);
         assertThat(timers.pending()).as("no grace for an actor already dead").isZero();
         assertThat(cluster.snapshot().nodes().getFirst().available().get("CPU")).isEqualTo(4 * Resources.UNIT);

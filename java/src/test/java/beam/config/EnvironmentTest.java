@@ -1,16 +1,11 @@
 package beam.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import beam.auth.TlsConfig;
-import beam.auth.TokenAuth;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** What each variable means, read from a map instead of the process environment. */
 class EnvironmentTest {
@@ -22,17 +17,6 @@ class EnvironmentTest {
             assertThat(Environment.of(Map.of(Environment.CLI_TIMEOUT, bad)).cliTimeout()).as(bad)
                     .isEqualTo(Environment.DEFAULT_CLI_TIMEOUT);
         }
-    }
-
-    @Test
-    void tlsFlagsWinOverRaysVariablesAndAPartialSetIsRefusedByName() {
-        Environment env = Environment.of(Map.of(Environment.TLS_CERT, "/env/cert", Environment.TLS_KEY, "/env/key",
-                Environment.TLS_CA, "/env/ca"));
-        assertThat(TlsConfig.resolve("/flag/cert", null, null, env))
-                .isEqualTo(new TlsConfig(Path.of("/flag/cert"), Path.of("/env/key"), Path.of("/env/ca")));
-        assertThat(TlsConfig.resolve(null, null, null, Environment.of(Map.of()))).isNull();
-        assertThatThrownBy(() -> TlsConfig.resolve(null, null, null, Environment.of(Map.of(Environment.TLS_CA, "/ca"))))
-                .hasMessageContaining("--tls-cert").hasMessageContaining(Environment.TLS_CERT);
     }
 
     @Test

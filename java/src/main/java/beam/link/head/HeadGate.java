@@ -124,10 +124,14 @@ public final class HeadGate {
             refuse(connection, rid, "join: node_id (56 hex) and node_ip are required");
             return;
         }
+        if (join.badResources() != null) {
+            refuse(connection, rid, join.badResources());
+            return;
+        }
         Resources resources;
         Map<String, NodeAccelerator> accelerators;
         try {
-            resources = Resources.fromJson(join.resources(), "join resources");
+            resources = Resources.of(join.resources(), "join resources");
             accelerators = NodeAccelerator.of(join.accelerators());
             Labels.checked(join.labels());
         } catch (IllegalArgumentException e) {

@@ -89,7 +89,8 @@ public final class MemberDialer {
             answer = new TokenAuth(authToken).answer(challenge.nonce());
         }
         head.send(LinkCodec.encode(new LinkMessage.Join(join.rid(), join.proto(), answer, join.nodeId(), join.nodeIp(),
-                join.hostname(), join.sessionDir(), join.resources(), join.accelerators(), join.labels(), join.facts())));
+                join.hostname(), join.sessionDir(), join.resources(), join.badResources(), join.accelerators(), join.labels(),
+                join.facts())));
         try {
             return switch (LinkCodec.joinAnswer(readOrFail(head, "the head's answer to join"))) {
                 case LinkMessage.Welcome w -> w;

@@ -1,13 +1,10 @@
-package beam.dispatch;
+package beam.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameLimits;
-import beam.daemon.Daemon;
-import beam.daemon.DaemonConfig;
-import beam.daemon.SessionDir;
 import beam.util.Ids;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.DataInputStream;

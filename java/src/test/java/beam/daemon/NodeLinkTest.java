@@ -1,4 +1,4 @@
-package beam.link;
+package beam.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,10 +7,7 @@ import beam.auth.TokenAuth;
 import beam.codec.Frame;
 import beam.codec.FrameCodec;
 import beam.codec.FrameLimits;
-import beam.daemon.Daemon;
-import beam.daemon.DaemonConfig;
-import beam.daemon.MemberDaemon;
-import beam.daemon.SessionDir;
+import beam.link.Heartbeat;
 import beam.util.Await;
 import beam.util.Ids;
 import beam.views.ClusterViews;
@@ -155,6 +152,27 @@ class NodeLinkTest {
         JsonNode replay = rawAttempt(nonce -> join(captured[0]));
         assertThat(replay.get("ok").asBoolean()).isFalse();
         assertThat(replay.get("error").asText()).contains("authentication failed");
+    }
+
+    @Test
+    void joinResourcesThatDoNotReadAreRefusedOnlyOnceTheTokenIsProven() throws Exception {
+        java.util.function.Function<String, ObjectNode> textAmount = answer -> {
+            ObjectNode h = join(answer);
+            h.putObject("resources").put("GPU", "four");
+            return h;
+        };
+        JsonNode stranger = rawAttempt(nonce -> textAmount.apply("not-the-answer"));
+        assertThat(stranger.get("error").asText()).contains("authentication failed");
+        JsonNode text = rawAttempt(nonce -> textAmount.apply(new TokenAuth(token).answer(nonce)));
+        assertThat(text.get("ok").asBoolean()).isFalse();
+        assertThat(text.get("error").asText()).isEqualTo("join resources: amount of 'GPU' must be a number, got \"four\"");
+        JsonNode negative = rawAttempt(nonce -> {
+            ObjectNode h = join(new TokenAuth(token).answer(nonce));
+            h.putObject("resources").put("GPU", -1);
+            return h;
+        });
+        assertThat(negative.get("error").asText()).isEqualTo("join resources: amount of 'GPU' must be non-negative (>= 0), got -1.0");
+        assertThat(node("127.0.0.9")).as("a refused node is not listed").isNull();
     }
 
     /** A raw TCP peer that joins with the right token as node 127.0.0.9, then does what the test says. */

@@ -1,17 +1,23 @@
-package beam.cluster;
+package beam.views;
 
-import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.codec.FrameCodec;
+import beam.cluster.ActorOptions;
+import beam.cluster.Cluster;
+import beam.cluster.FakeNodes;
+import beam.cluster.Resources;
+import beam.cluster.RuntimeEnv;
 import beam.util.Ids;
-import beam.views.ClusterViews;
+import beam.util.Scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A placed group's resources in cluster_resources() / available_resources(), named and sized as Ray's. */
+/**
+ * A placed group's resources in cluster_resources() / available_resources(), named and sized as
+ * Ray's: the state view adds them beside the nodes' own (a view test, on the domain's test doubles).
+ */
 class BundleResourcesTest {
     @Test
     void aPlacedGroupAddsRaysBundleResourcesActorsTakeThemAndRemovalDropsThem() throws Exception {
@@ -20,9 +26,9 @@ class BundleResourcesTest {
         FakeNodes.RecordingClient driver = new FakeNodes.RecordingClient();
         cluster.addNode(FakeNodes.node("10.0.0.1", 4, 8, link, true));
         String pg = Ids.randomHex(18);
-        cluster.groups().create(driver, pg, "", "PACK", List.of(
+        cluster.createGroup(driver, pg, "", "PACK", List.of(
                 new Resources().set("GPU", Resources.UNIT).set("CPU", Resources.UNIT),
-                new Resources().set("GPU", Resources.UNIT)), false);
+                new Resources().set("GPU", Resources.UNIT)), List.of(), false);
 
         JsonNode total = ClusterViews.state(cluster).get("total");
         assertThat(total.get("GPU").asDouble()).isEqualTo(4.0);
@@ -35,7 +41,7 @@ class BundleResourcesTest {
         assertThat(total.get("bundle_group_" + pg).asDouble()).isEqualTo(2000.0);
 
         cluster.createActor(driver, Ids.randomHex(16), "A", null, null, new ActorOptions(
-                new Resources().set("GPU", Resources.UNIT), pg, 0, Map.of(), FrameCodec.json().createObjectNode(),
+                new Resources().set("GPU", Resources.UNIT), pg, 0, Map.of(), RuntimeEnv.NONE,
                 1, false, false, List.of()), new byte[0], false);
         JsonNode available = ClusterViews.state(cluster).get("available");
         assertThat(available.get("GPU").asDouble()).isEqualTo(2.0);
@@ -44,7 +50,7 @@ class BundleResourcesTest {
         assertThat(available.get("bundle_group_0_" + pg).asDouble()).isEqualTo(999.999);
         assertThat(available.get("bundle_group_1_" + pg).asDouble()).isEqualTo(1000.0);
 
-        cluster.groups().remove(pg);
+        cluster.removeGroup(pg);
         assertThat(ClusterViews.state(cluster).get("total").toString()).doesNotContain("_group_");
     }
 }
