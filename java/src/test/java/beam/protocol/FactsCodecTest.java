@@ -81,6 +81,20 @@ class FactsCodecTest {
     }
 
     @Test
+    void aJoinReadsItsFactsTypedAndLeavesAcceleratorsThatAreNoObjectForTheHeadToRefuse() throws Exception {
+        ObjectNode join = json("{\"op\":\"join\",\"rid\":1,\"proto\":1,\"node_id\":\"n\",\"node_ip\":\"10.0.0.2\","
+                + "\"accelerators\":[1],\"facts\":" + AT_JOIN + "}");
+        LinkMessage.Join read = LinkCodec.join(new beam.codec.Frame(join));
+        assertThat(read.accelerators()).as("no object: null, which cluster/NodeAccelerator.of refuses").isNull();
+        assertThat(read.facts()).isEqualTo(FactsCodec.hostFacts(json(AT_JOIN)));
+        join.remove("accelerators");
+        join.remove("facts");
+        read = LinkCodec.join(new beam.codec.Frame(join));
+        assertThat(read.accelerators()).isEmpty();
+        assertThat(read.facts()).isEqualTo(HostFacts.NONE);
+    }
+
+    @Test
     void labelsAreAJsonObjectOfStringsStrictOnTheCommandLineLenientInAJoin() throws Exception {
         ObjectNode labels = json("{\"zone\":\"a\",\"rack\":7}");
         assertThat(JsonText.strings(labels, "join labels", false)).containsExactly(Map.entry("zone", "a"));
