@@ -31,8 +31,8 @@ import java.util.Set;
  * <p>Time: every reading of it in the domain goes through the {@link Scheduler} the cluster
  * is made with (the system's in the daemon, a manual one in tests), and so do its timers.
  * Views read {@link #snapshot()} or a point query ({@link #actor}, {@link #node},
- * {@link #liveNodeSnapshots}), ask a node through {@link #ask}, and write back only through
- * methods here ({@link #onVersionWarnings}); none of them can take the lock.
+ * {@link #liveNodeSnapshots}) and ask a node through {@link #ask}; they never write, and none
+ * of them can take the lock.
  */
 public final class Cluster extends ClusterTables {
     static final long WORKER_EXIT_GRACE_MILLIS = 2_000;
@@ -201,23 +201,16 @@ public final class Cluster extends ClusterTables {
     }
 
     /**
-     * A node's Python-side versions arrived (shortly after its join): merged into its facts.
-     * Returns the node as it is now, or null if it is gone.
+     * A node's Python-side versions arrived (shortly after its join, the head's own included):
+     * merged into its facts and compared with the head's ({@link VersionRules}). Returns the
+     * warnings it set, for the daemon's log.
      */
-    public NodeSnapshot onNodeVersions(String nodeId, Map<String, String> versions) {
+    public List<String> onNodeVersions(String nodeId, Map<String, String> versions) {
         synchronized (lock) {
             Node node = nodes.get(nodeId);
-            if (node == null) return null;
+            if (node == null) return List.of();
             node.facts = node.facts.withVersions(versions);
-            return node.snapshot();
-        }
-    }
-
-    /** The head's warnings about how the node's versions differ from its own (views/VersionCheck); they replace the last. */
-    public void onVersionWarnings(String nodeId, List<String> warnings) {
-        synchronized (lock) {
-            Node node = nodes.get(nodeId);
-            if (node != null) node.facts = node.facts.withVersionWarnings(warnings);
+            return VersionRules.compare(node, nodes.values());
         }
     }
 

@@ -23,7 +23,6 @@ import beam.util.HostFacts;
 import beam.util.Ids;
 import beam.util.Scheduler;
 import beam.views.Stacks;
-import beam.views.VersionCheck;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -32,6 +31,7 @@ import java.nio.file.Path;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.Map;
 import java.util.logging.Logger;
 
 /**
@@ -91,7 +91,7 @@ public final class Daemon implements DaemonContext, RunningDaemon {
         cluster.addNode(new Node(nodeId, nodeIp, HostProbe.hostname(), true,
                 HostProbe.resources(config, nodeIp, true, node.accelerators), node.accelerators, node.labels, localNode)
                 .withFacts(headFacts));
-        node.pythonVersions.thenAccept(py -> VersionCheck.record(cluster, nodeId, py));
+        node.pythonVersions.thenAccept(py -> recordVersions(cluster, nodeId, py));
         Origin origin = new Origin(nodeId, nodeIp, session.dir().toString());
         node.listen(c -> LocalClient.of(c, this, origin));
         node.writeNodeJson(gcsAddress);
@@ -208,6 +208,13 @@ public final class Daemon implements DaemonContext, RunningDaemon {
     @Override
     public Cluster cluster() {
         return cluster;
+    }
+
+    /** A node's Python-side versions (this node's, or a joined one's over its link); each mismatch with the head's is logged. */
+    static void recordVersions(Cluster cluster, String nodeId, Map<String, String> versions) {
+        for (String w : cluster.onNodeVersions(nodeId, versions)) {
+            LOG.warning("version mismatch: " + w + "; install the same versions on every node");
+        }
     }
 
     @Override

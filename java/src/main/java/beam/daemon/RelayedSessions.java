@@ -10,7 +10,6 @@ import beam.dispatch.Origin;
 import beam.dispatch.Session;
 import beam.dispatch.WireFrame;
 import beam.link.head.HeadServices;
-import beam.views.VersionCheck;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -116,7 +115,7 @@ final class RelayedSessions implements HeadServices {
 
     @Override
     public void nodeVersions(String nodeId, Map<String, String> versions) {
-        VersionCheck.record(daemon.cluster(), nodeId, versions);
+        Daemon.recordVersions(daemon.cluster(), nodeId, versions);
     }
 
     @Override

@@ -80,10 +80,12 @@ class ClusterPointQueriesTest {
     }
 
     @Test
-    void versionWarningsAreWrittenThroughTheClusterAndReplaceTheLast() {
-        cluster.onVersionWarnings(member.id, List.of("python 3.12.1 on 10.0.0.2 differs from 3.11.7 on the head"));
-        assertThat(cluster.node(member.id).facts().versionWarnings()).hasSize(1);
-        cluster.onVersionWarnings(member.id, List.of());
+    void versionWarningsAreSetByTheClusterAndReplaceTheLast() {
+        cluster.onNodeVersions(head.id, java.util.Map.of("python", "3.11.7"));
+        cluster.onNodeVersions(member.id, java.util.Map.of("python", "3.12.1"));
+        assertThat(cluster.node(member.id).facts().versionWarnings())
+                .containsExactly("python 3.12.1 on 10.0.0.2 differs from 3.11.7 on the head");
+        cluster.onNodeVersions(member.id, java.util.Map.of("python", "3.11.2"));
         assertThat(cluster.node(member.id).facts().versionWarnings()).isEmpty();
     }
 }

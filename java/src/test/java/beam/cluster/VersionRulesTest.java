@@ -1,21 +1,19 @@
-package beam.views;
+package beam.cluster;
 
 import beam.util.Scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import beam.cluster.Cluster;
-import beam.cluster.Node;
-import beam.cluster.Resources;
-import beam.codec.FrameCodec;
-import beam.protocol.FactsCodec;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Each node asks its Python for versions a moment after it starts: which answer reaches the head first is a race. */
-class VersionCheckTest {
-    private static Map<String, String> versions(String json) throws Exception {
-        return FactsCodec.versions(FrameCodec.json().readTree(json));
+class VersionRulesTest {
+    /** A node's versions as it reports them: name to version, null for a package not installed. */
+    private static Map<String, String> versions(String... nameThenVersion) {
+        Map<String, String> v = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < nameThenVersion.length; i += 2) v.put(nameThenVersion[i], nameThenVersion[i + 1]);
+        return v;
     }
 
     private static Cluster twoNodes() {
@@ -32,24 +30,25 @@ class VersionCheckTest {
     }
 
     @Test
-    void aMemberWhosePythonAnsweredBeforeTheHeadsIsComparedWhenTheHeadsArrives() throws Exception {
+    void aMemberWhosePythonAnsweredBeforeTheHeadsIsComparedWhenTheHeadsArrives() {
         Cluster cluster = twoNodes();
-        VersionCheck.record(cluster, "member", versions("{\"python\": \"3.11.7\", \"cloudpickle\": \"3.1.3\"}"));
+        cluster.onNodeVersions("member", versions("python", "3.11.7", "cloudpickle", "3.1.3"));
         assertThat(warnings(cluster, "member")).isEmpty();
-        VersionCheck.record(cluster, "head", versions("{\"python\": \"3.11.2\", \"cloudpickle\": \"3.1.3\"}"));
+        cluster.onNodeVersions("head", versions("python", "3.11.2", "cloudpickle", "3.1.3"));
         assertThat(warnings(cluster, "member")).isEmpty(); // same major.minor, same cloudpickle: nothing to warn
 
         Cluster other = twoNodes();
-        VersionCheck.record(other, "member", versions("{\"python\": \"3.12.1\", \"cloudpickle\": \"3.1.3\"}"));
-        VersionCheck.record(other, "head", versions("{\"python\": \"3.11.7\", \"cloudpickle\": \"3.1.3\"}"));
+        other.onNodeVersions("member", versions("python", "3.12.1", "cloudpickle", "3.1.3"));
+        List<String> logged = other.onNodeVersions("head", versions("python", "3.11.7", "cloudpickle", "3.1.3"));
         assertThat(warnings(other, "member")).containsExactly("python 3.12.1 on 10.0.0.2 differs from 3.11.7 on the head");
+        assertThat(logged).as("what the daemon logs").isEqualTo(warnings(other, "member"));
     }
 
     @Test
-    void aMemberAfterTheHeadIsComparedAtOnceAndAPythonThatCouldNotRunCountsAsAnswered() throws Exception {
+    void aMemberAfterTheHeadIsComparedAtOnceAndAPythonThatCouldNotRunCountsAsAnswered() {
         Cluster cluster = twoNodes();
-        VersionCheck.record(cluster, "head", versions("{\"python\": \"3.11.7\", \"cloudpickle\": \"3.1.3\"}"));
-        VersionCheck.record(cluster, "member", versions("{\"python\": null}"));
+        cluster.onNodeVersions("head", versions("python", "3.11.7", "cloudpickle", "3.1.3"));
+        cluster.onNodeVersions("member", versions("python", null));
         assertThat(warnings(cluster, "member")).containsExactly(
                 "python (not installed) on 10.0.0.2 differs from 3.11.7 on the head",
                 "cloudpickle (not installed) on 10.0.0.2 differs from 3.1.3 on the head");
