@@ -24,16 +24,11 @@ class DomainImportsTest {
     static final List<String> TEST_LIBRARIES = List.of("org.junit.", "org.assertj.", "net.jqwik.");
     private static final String JSON_LIBRARY = "com.fasterxml.jackson.";
     /**
-     * The files of cluster/ that still hold JSON: none since issue 39 made node facts, telemetry,
-     * resources and runtime_env records. This list only shrinks: no file may join it.
+     * The one file of cluster/, main or test, that may read JSON: the golden table it shares
+     * with Python (tests/golden/pg_checks.json). The domain itself never does (issue 39 made
+     * node facts, telemetry, resources and runtime_env records).
      */
-    static final Set<String> STILL_JSON = Set.of();
-    /**
-     * The tests of cluster/ that still build or read JSON: the golden table shared with Python
-     * (tests/golden/pg_checks.json) and the resource requests NodeDevicesTest writes as JSON.
-     * Only shrinks, as STILL_JSON.
-     */
-    static final Set<String> STILL_JSON_TESTS = Set.of("GroupRulesGoldenTest.java", "NodeDevicesTest.java");
+    static final Set<String> READS_JSON = Set.of("GroupRulesGoldenTest.java");
 
     /** "root/cluster/File.java uses x" for each thing {@code source} uses that a file of cluster/ may not. */
     static List<String> refused(SourceImports.Source source) {
@@ -42,10 +37,9 @@ class DomainImportsTest {
             if (!DOMAIN_USES.contains(used)) refused.add(source.label() + " uses beam." + used);
         }
         boolean test = source.root().equals("test");
-        Set<String> stillJson = test ? STILL_JSON_TESTS : STILL_JSON;
         for (String name : source.otherImports()) {
             boolean allowed = name.startsWith("java.") || (test && TEST_LIBRARIES.stream().anyMatch(name::startsWith))
-                    || (name.startsWith(JSON_LIBRARY) && stillJson.contains(source.fileName()));
+                    || (test && name.startsWith(JSON_LIBRARY) && READS_JSON.contains(source.fileName()));
             if (!allowed) refused.add(source.label() + " imports " + name);
         }
         return refused;
@@ -61,15 +55,10 @@ class DomainImportsTest {
     }
 
     @Test
-    void onlyTheListedFilesImportTheJsonLibraryAndTheListOnlyShrinks() {
-        Set<String> importing = importingJson("main");
-        assertThat(importing).as("cluster/ files importing com.fasterxml.jackson (records cross the domain's seams, not JSON)")
-                .isSubsetOf(STILL_JSON);
-        assertThat(STILL_JSON).as("files that no longer import Jackson: take them off STILL_JSON").isSubsetOf(importing);
-        Set<String> testsImporting = importingJson("test");
-        assertThat(testsImporting).as("cluster/ tests importing com.fasterxml.jackson").isSubsetOf(STILL_JSON_TESTS);
-        assertThat(STILL_JSON_TESTS).as("tests that no longer import Jackson: take them off STILL_JSON_TESTS")
-                .isSubsetOf(testsImporting);
+    void noFileOfTheDomainImportsTheJsonLibraryAndTheOneTestThatMayDoes() {
+        assertThat(importingJson("main")).as("cluster/ files importing com.fasterxml.jackson (records cross the domain's seams, not JSON)")
+                .isEmpty();
+        assertThat(importingJson("test")).as("cluster/ tests importing com.fasterxml.jackson").isEqualTo(READS_JSON);
     }
 
     @Test
