@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * the head checks the fields itself, in the order that refuses a stranger before it reads any
  * more ({@link Join}).
  */
-final class JoinCodec {
+public final class JoinCodec {
     private JoinCodec() {
     }
 
@@ -33,11 +33,14 @@ final class JoinCodec {
         return h;
     }
 
+    /** How a join's resources are named in an error about them, by the wire's check and the head's. */
+    public static final String RESOURCES = "join resources";
+
     static Join read(ObjectNode h) {
         Map<String, Double> resources = Map.of();
         String badResources = null;
         try {
-            resources = ResourceJson.read(h.get("resources"), "join resources");
+            resources = ResourceJson.read(h.get("resources"), RESOURCES);
         } catch (IllegalArgumentException e) {
             badResources = e.getMessage();
         }

@@ -11,6 +11,7 @@ import beam.codec.FrameLimits;
 import beam.connection.Connection;
 import beam.link.Heartbeat;
 import beam.link.Pulse;
+import beam.protocol.JoinCodec;
 import beam.protocol.LinkCodec;
 import beam.protocol.LinkMessage;
 import beam.protocol.Protocol;
@@ -131,7 +132,7 @@ public final class HeadGate {
         Resources resources;
         Map<String, NodeAccelerator> accelerators;
         try {
-            resources = Resources.of(join.resources(), "join resources");
+            resources = Resources.of(join.resources(), JoinCodec.RESOURCES);
             accelerators = NodeAccelerator.of(join.accelerators());
             Labels.checked(join.labels());
         } catch (IllegalArgumentException e) {
